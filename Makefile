@@ -1,0 +1,33 @@
+# The lab's two commands: `make lab` opens the course, `make test` runs every test.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+
+.PHONY: install lab test lint bench clean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -r requirements.txt -e .
+	touch $(STAMP)
+
+install: $(STAMP)
+
+lab: $(STAMP)
+	@echo "Opening JupyterLab on notebooks/ - open the http://127.0.0.1 URL printed below."
+	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
+
+lint: $(STAMP)
+	$(BIN)/ruff check keel_lab tests bench
+	$(BIN)/mypy keel_lab
+
+test: lint
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

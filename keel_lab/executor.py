@@ -1,0 +1,116 @@
+"""Executing one turn's calls: which may run together, and how results are kept.
+
+Concurrency is the executor's decision, not the model's. Consecutive calls whose tools declare
+themselves concurrency-safe share a batch (run together, up to `limit` at a time); every other
+call - writes, approval-gated, unknown tools - runs alone, in request order. Results go into a
+table keyed by call id, so the order in which they finish cannot matter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .events import Event
+from .protocol import ToolMessage, ToolRequest
+from .tools import ToolOutcome, Toolset, failure, invoke
+from .vclock import now
+
+Latency = Callable[[ToolRequest], float]
+Emit = Callable[[Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """When one call ran, on the loop's clock."""
+
+    call_id: str
+    name: str
+    start: float
+    end: float
+    batch: int
+
+
+@dataclass
+class StepResult:
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)  # by call id
+    pending: tuple[ToolRequest, ...] = ()  # waiting for approval, not run
+    spans: list[Span] = field(default_factory=list)
+
+    def messages(self, requests: Sequence[ToolRequest]) -> list[ToolMessage]:
+        """One tool message per finished call, in request order (logs and replays stay aligned)."""
+        return [self.outcomes[r.call_id].to_message() for r in requests
+                if r.call_id in self.outcomes]
+
+
+def make_batches(requests: Sequence[ToolRequest], tools: Toolset) -> list[list[ToolRequest]]:
+    """Group consecutive concurrency-safe calls; every other call is a batch of its own."""
+    batches: list[list[ToolRequest]] = []
+    run_together = False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool is not None and tool.concurrency_safe and not tool.requires_approval
+        if safe and run_together:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        run_together = safe
+    return batches
+
+
+class Executor:
+    """Runs a turn's requests in batches; `limit=1` is the plain sequential executor."""
+
+    def __init__(self, limit: int = 1, latency: Latency | None = None) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        self.limit = limit
+        self.latency = latency or (lambda _: 0.0)
+
+    async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
+                      approvals: Mapping[str, bool] | None = None,
+                      emit: Emit | None = None) -> StepResult:
+        """Run every request once. An approval-gated call without a decision stops the step:
+        it and every call after it are returned as `pending`, none of them run."""
+        step = StepResult()
+        emit = emit or (lambda _: None)
+        approvals = approvals or {}
+        for n, batch in enumerate(make_batches(requests, tools)):
+            head = batch[0]
+            tool = tools.get(head.name)
+            if tool is not None and tool.requires_approval:
+                decision = approvals.get(head.call_id)
+                if decision is None:
+                    step.pending = tuple(requests[requests.index(head):])
+                    emit(Event("tool.awaiting_approval", head.call_id, now(), "approval_required"))
+                    break
+                if not decision:
+                    outcome = failure(head, "approval_denied", "a person denied this call")
+                    step.outcomes[head.call_id] = outcome
+                    emit(Event("tool.failed", head.call_id, now(), outcome.code))
+                    continue
+            await self.run_batch(batch, tools, step, n, emit)
+        return step
+
+    async def run_batch(self, batch: list[ToolRequest], tools: Toolset, step: StepResult,
+                        n: int, emit: Emit) -> None:
+        """Run one batch, `limit` at a time, each outcome stored under its own call id."""
+        slots = asyncio.Semaphore(self.limit)
+
+        async def one(request: ToolRequest) -> None:
+            async with slots:
+                step.outcomes[request.call_id] = await self.run_one(request, tools, step, n, emit)
+
+        await asyncio.gather(*(one(r) for r in batch))
+
+    async def run_one(self, request: ToolRequest, tools: Toolset, step: StepResult, n: int,
+                      emit: Emit) -> ToolOutcome:
+        start = now()
+        emit(Event("tool.requested", request.call_id, start))
+        outcome = await invoke(tools.get(request.name), request, self.latency(request))
+        end = now()
+        step.spans.append(Span(request.call_id, request.name, start, end, n))
+        emit(Event("tool.finished" if outcome.ok else "tool.failed", request.call_id, end,
+                   outcome.code))
+        return outcome

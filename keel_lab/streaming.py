@@ -1,0 +1,185 @@
+"""Streamed fragments are transport, not calls: assemble them by `index`, run them only when closed.
+
+The assembler can be asked after every delta what each call looks like so far. A call becomes
+executable only when it has an id and a name, its arguments parse to a JSON object, and the
+stream has closed it with a finish reason: a parseable prefix is still half a call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .errors import LabError
+from .protocol import AssistantMessage, ToolCall, ToolRequest, call_problems, parse_arguments
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """One fragment of one call; `index` says which call of the turn it belongs to."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    reason: str  # "tool_calls", "stop", "length", ...
+
+
+StreamEvent = ToolCallDelta | TextDelta | Finish
+
+
+class StreamError(LabError):
+    """The finished stream cannot become an assistant message; nothing of it may run."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+@dataclass(slots=True)
+class CallState:
+    """What has arrived so far for one index."""
+
+    index: int
+    id: str | None = None
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+    closed: bool = False
+    conflict: str | None = None  # a second, different id for the same index
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.parts)
+
+    @property
+    def parse_error(self) -> str | None:
+        return parse_arguments(self.arguments)[1]
+
+    @property
+    def parses(self) -> bool:
+        return self.parse_error is None
+
+    @property
+    def executable(self) -> bool:
+        return (self.closed and bool(self.id) and bool(self.name) and self.conflict is None
+                and self.parses)
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The outcome of one streamed turn. `requests` is empty unless the stream finished cleanly."""
+
+    message: AssistantMessage | None
+    requests: tuple[ToolRequest, ...]
+    calls: tuple[CallState, ...]
+    finish_reason: str | None
+    interrupted: str | None = None  # why the stream stopped early, if it did
+    cancelled: bool = False  # stopped on purpose (StreamCancelled), not by a fault
+
+
+class StreamAssembler:
+    """Accumulates deltas into calls keyed by `index`; linear in the size of the stream."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, CallState] = {}
+        self._text: list[str] = []
+        self.finish_reason: str | None = None
+        self.events = 0
+
+    def feed(self, event: StreamEvent) -> None:
+        if self.finish_reason is not None:
+            raise LabError(f"event {self.events}: {event!r} arrived after the finish reason")
+        self.events += 1
+        if isinstance(event, ToolCallDelta):
+            self._feed_call(event)
+        elif isinstance(event, TextDelta):
+            self._text.append(event.text)
+        else:
+            self.finish_reason = event.reason
+            for state in self._calls.values():
+                state.closed = True
+
+    def _feed_call(self, d: ToolCallDelta) -> None:
+        if type(d.index) is not int or d.index < 0:
+            raise LabError(f"event {self.events}: tool call index must be an integer >= 0, "
+                           f"got {d.index!r}")
+        state = self._calls.get(d.index)
+        if state is None:
+            state = self._calls[d.index] = CallState(d.index)
+        if d.id:
+            if state.id is None:
+                state.id = d.id
+            elif d.id != state.id and state.conflict is None:
+                state.conflict = f"id changed from {state.id} to {d.id} mid-call"
+        if d.name:
+            state.name += d.name
+        if d.arguments:
+            state.parts.append(d.arguments)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+    def calls(self) -> list[CallState]:
+        return [self._calls[i] for i in sorted(self._calls)]
+
+    def result(self) -> Assembly:
+        """The assistant message (protocol form) and the requests (execution form).
+
+        Raises `StreamError` for problems that make the whole turn unusable: a call without an
+        id or a name, an id used twice, an id that changed. Bad JSON in one call is that call's
+        own `parse_error`; its siblings are unaffected.
+        """
+        if self.finish_reason is None:
+            raise LabError("the stream has not finished: no call may run yet")
+        states = self.calls()
+        calls = tuple(ToolCall(s.id or "", s.name, s.arguments) for s in states)
+        problems = call_problems(calls, [f"call at index {s.index}" for s in states])
+        problems += [f"call at index {s.index}: {s.conflict}" for s in states if s.conflict]
+        if problems:
+            raise StreamError(problems)
+        return Assembly(AssistantMessage(self.text, calls),
+                        tuple(ToolRequest.from_call(c) for c in calls),
+                        tuple(states), self.finish_reason)
+
+    def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
+        """What arrived before the stream stopped early: kept for inspection, nothing to run."""
+        return Assembly(None, (), tuple(self.calls()), None, why, cancelled)
+
+
+def assemble(events: Iterable[StreamEvent]) -> Assembly:
+    """Assemble a whole stream. A stream that raises or ends without a finish runs nothing."""
+    assembler = StreamAssembler()
+    try:
+        for event in events:
+            assembler.feed(event)
+    except LabError:
+        raise
+    except StreamCancelled as exc:
+        return assembler.interrupted(f"stream cancelled ({exc})", cancelled=True)
+    except Exception as exc:
+        return assembler.interrupted(f"stream raised {type(exc).__name__}: {exc}")
+    if assembler.finish_reason is None:
+        return assembler.interrupted("stream ended before a finish reason")
+    return assembler.result()
+
+
+class StreamCancelled(Exception):
+    """Raised into a stream to stand for a user pressing cancel or a dropped connection."""
+
+
+def cancel_after(events: Iterable[StreamEvent], n: int) -> Iterator[StreamEvent]:
+    """Pass on the first `n` events, then cancel the stream."""
+    for i, event in enumerate(events):
+        if i == n:
+            raise StreamCancelled(f"cancelled after {n} events")
+        yield event
