@@ -9,6 +9,7 @@ table keyed by call id, so the order in which they finish cannot matter.
 from __future__ import annotations
 
 import asyncio
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -42,6 +43,11 @@ class StepResult:
         """One tool message per finished call, in request order (logs and replays stay aligned)."""
         return [self.outcomes[r.call_id].to_message() for r in requests
                 if r.call_id in self.outcomes]
+
+
+def seeded_latency(seed: int, low: float = 0.01, high: float = 0.5) -> Latency:
+    """A delay per call, drawn from the call id and the seed: the same call waits the same."""
+    return lambda r: random.Random(f"{seed}:{r.call_id}").uniform(low, high)
 
 
 def make_batches(requests: Sequence[ToolRequest], tools: Toolset) -> list[list[ToolRequest]]:

@@ -6,7 +6,7 @@ model is called again only when all of a turn's results are in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from . import vclock
@@ -16,7 +16,16 @@ from .executor import Executor, Span
 from .ids import RunIds
 from .incident_tools import incident_tools
 from .models import Model, Turn
-from .policy import CANCELLED, COMPLETED, FAILED, WAITING, is_business_error, run_status
+from .policy import (
+    CANCELLED,
+    COMPLETED,
+    FAILED,
+    FATAL_CODES,
+    PAUSE_CODE,
+    WAITING,
+    is_business_error,
+    run_status,
+)
 from .protocol import AssistantMessage, Message, ToolRequest, UserMessage, call_problems
 from .streaming import assemble
 from .tools import ToolOutcome, Toolset
@@ -65,6 +74,8 @@ class _Stop:
 class Runner:
     """Drives one conversation with a model, a toolset and an executor."""
 
+    status_rule: Callable[[list[str | None]], str] = staticmethod(run_status)
+
     def __init__(self, model: Model, tools: Toolset | None = None,
                  executor: Executor | None = None, *, seed: int = 0, stream: bool = False,
                  max_steps: int = 6) -> None:
@@ -104,10 +115,10 @@ class Runner:
                 state.spans += step.spans
                 done = [step.outcomes[r.call_id] for r in requests if r.call_id in step.outcomes]
                 state.outcomes += done
-                status = run_status([o.code for o in done]
-                                    + (["approval_required"] if step.pending else []))
+                status = self.status_rule([o.code for o in done]
+                                          + ([PAUSE_CODE] if step.pending else []))
                 if status == FAILED:
-                    bad = next(o for o in done if o.code and not is_business_error(o.code))
+                    bad = min((o for o in done if o.code), key=lambda o: o.code not in FATAL_CODES)
                     return _result(state, FAILED, f"{bad.call_id}: {bad.code}: {bad.detail}")
                 if status == WAITING:
                     return replace(_result(state, WAITING), pending=step.pending)

@@ -62,6 +62,8 @@ class CallState:
 
     @property
     def parse_error(self) -> str | None:
+        if not self.parts and not self.closed:  # "no arguments" only once the call is closed
+            return "no arguments yet"
         return parse_arguments(self.arguments)[1]
 
     @property

@@ -24,10 +24,13 @@ class _JumpingSelector(selectors.SelectSelector):
         self._loop = loop
 
     def select(self, timeout: float | None = None) -> list[Any]:
-        if timeout:  # nothing is ready before the next timer: move time, do not wait
+        if timeout is None:  # no timer at all: only another thread can wake the loop
+            return super().select(None)
+        # The virtual loop has no sockets to poll, so never ask the kernel: when nothing is
+        # ready before the next timer, move the clock to it instead of waiting.
+        if timeout > 0:
             self._loop.advance(timeout)
-            return []
-        return super().select(timeout)
+        return []
 
 
 class VirtualClockLoop(asyncio.SelectorEventLoop):

@@ -1,0 +1,88 @@
+"""`keel-lab`: the lab's experiments from the command line, headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from .errors import LabError
+from .experiments import EXPERIMENTS, Report
+
+
+def _bounded(low: int, high: int) -> type[int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+        return value
+
+    return parse  # type: ignore[return-value]
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="keel-lab", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    e = sub.add_parser("experiments", help="run one or all experiments",
+                       description="Run the lab's experiments offline and deterministically.",
+                       epilog="experiments: " + "; ".join(
+                           f"{x.name}: {x.summary}" for x in EXPERIMENTS.values()))
+    e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
+                   metavar="NAME", help="an experiment (default: all); see the list below")
+    e.add_argument("--trials", type=_bounded(1, 1_000_000), default=1000,
+                   help="randomised trials per point (default 1000)")
+    e.add_argument("--calls", type=_bounded(1, 10), default=3,
+                   help="tool calls in one turn (default 3)")
+    e.add_argument("--seed", type=_bounded(0, 2**63), default=0, help="random seed")
+    e.add_argument("--out", type=Path, help="write a PNG plot per experiment into DIR")
+    e.add_argument("--json", action="store_true", help="one JSON object per experiment")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return _experiments(args)
+    except LabError as exc:
+        print(f"keel-lab: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _experiments(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    names = list(EXPERIMENTS) if args.name == "all" else [args.name]
+    if args.out:
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LabError(f"cannot write plots to {args.out}: {exc.strerror}") from exc
+    for name in names:
+        experiment = EXPERIMENTS[name]
+        total = experiment.progress_total(args.trials)
+        with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit="trial",
+                  disable=None if total >= 5000 else True) as bar:
+            report = experiment.run(args.trials, args.calls, args.seed, bar.update)
+        print(json.dumps(report.to_dict()) if args.json else report.table() + "\n")
+        if args.out:
+            _save_plot(report, args.out)
+    return 0
+
+
+def _save_plot(report: Report, out: Path) -> None:
+    from .plots import plot  # matplotlib loads only when plots are asked for
+
+    fig = plot(report)
+    if fig is not None:
+        path = out / f"{report.name}.png"
+        fig.savefig(path, metadata={"Software": None})
+        print(f"plot: {path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,130 @@
+"""Failure injection: four plausible shortcuts, each run beside the correct code.
+
+Each fault is a small subclass or function that changes exactly one decision; the experiment
+reports what the lesson predicts and what actually happened, computed from both runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from ..executor import Emit, Executor, StepResult
+from ..history import validate_history
+from ..models import OfflineAdapter
+from ..policy import FAILED, run_status
+from ..protocol import ToolMessage, ToolRequest
+from ..runner import Runner, RunResult
+from ..streaming import StreamAssembler, StreamEvent, cancel_after
+from ..tools import Toolset
+from .report import Report
+from .streaming import executed_calls, offline_stream
+
+COMPARE = "Which is more severe, INC-001 or INC-002?"
+PARTIAL = "Which is more severe, INC-001 or INC-999?"
+NOTE = "Add a note to INC-001, note: customer impact confirmed"
+
+
+class ZipExecutor(Executor):
+    """Fault 1: collect a batch with `as_completed` and pair the results by position."""
+
+    async def run_batch(self, batch: list[ToolRequest], tools: Toolset, step: StepResult,
+                        n: int, emit: Emit) -> None:
+        tasks = [self.run_one(r, tools, step, n, emit) for r in batch]
+        finished = [await f for f in asyncio.as_completed(tasks)]
+        for request, outcome in zip(batch, finished, strict=True):
+            step.outcomes[request.call_id] = replace(outcome, call_id=request.call_id)
+
+
+class CompletionOrderStep(StepResult):
+    def messages(self, requests: Sequence[ToolRequest]) -> list[ToolMessage]:
+        return [self.outcomes[s.call_id].to_message() for s in self.spans]
+
+
+class AppendingExecutor(Executor):
+    """Fault 2: tool messages appended in completion order instead of request order."""
+
+    async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
+                      approvals: dict[str, bool] | None = None,  # type: ignore[override]
+                      emit: Emit | None = None) -> StepResult:
+        step = await super().execute(requests, tools, approvals, emit)
+        return CompletionOrderStep(step.outcomes, step.pending, step.spans)
+
+
+class FailFastRunner(Runner):
+    """Fault 4: any error code fails the whole run."""
+
+    @staticmethod
+    def status_rule(codes: list[str | None]) -> str:
+        return FAILED if any(codes) else run_status(codes)
+
+
+def eager_executions(events: Iterable[StreamEvent]) -> list[int]:
+    """Fault 3: run a call as soon as its arguments parse. Returns the chunk of each run."""
+    assembler, ran, chunks = StreamAssembler(), set(), []
+    try:
+        for n, event in enumerate(events, 1):
+            assembler.feed(event)
+            for s in assembler.calls():
+                if s.index not in ran and s.id and s.name and s.parses:
+                    ran.add(s.index)
+                    chunks.append(n)
+    except Exception:  # the stream died - but what already ran, ran
+        pass
+    return chunks
+
+
+def slow_first(request: ToolRequest) -> float:
+    """The first call of a turn takes 300 ms, the others 100 ms: it is made first, ends last."""
+    return 0.3 if request.call_id.endswith(":call-0") else 0.1
+
+
+def _answer(r: RunResult) -> str:
+    return f"{r.status}: {r.answer or r.error}"
+
+
+def faults(seed: int = 0) -> Report:
+    """Each fault beside the correct code, on the same question and the same delays."""
+    rows = []
+    good = Runner(OfflineAdapter(seed), executor=Executor(4, slow_first), seed=seed).run(COMPARE)
+    bad = Runner(OfflineAdapter(seed), executor=ZipExecutor(4, slow_first), seed=seed
+                 ).run(COMPARE)
+    rows.append(_row("zip(calls, results) over as_completed",
+                     "facts of INC-001 and INC-002 swap once completion order differs",
+                     _answer(good), _answer(bad)))
+    bad = Runner(OfflineAdapter(seed), executor=AppendingExecutor(4, slow_first), seed=seed
+                 ).run(COMPARE)
+    rows.append(_row("append as_completed results straight to messages",
+                     "providers accept it; log and replay order no longer follow the calls",
+                     _order(good), _order(bad)))
+    # 3. executing at the first parse, on a stream cancelled before its finish.
+    events = offline_stream(NOTE, seed)
+    cut = len(events) - 1
+    correct, _ = executed_calls(cancel_after(events, cut))
+    eager = eager_executions(cancel_after(events, cut))
+    rows.append(_row("execute a call at its first parse",
+                     "a write runs although the stream was cancelled before it closed",
+                     f"{correct} calls executed", f"{len(eager)} executed (at chunk "
+                     f"{', '.join(map(str, eager))} of {len(events)})"))
+    # 4. failing the whole run on the first error.
+    good = Runner(OfflineAdapter(seed), seed=seed).run(PARTIAL)
+    bad = FailFastRunner(OfflineAdapter(seed), seed=seed).run(PARTIAL)
+    rows.append(_row("return failed on the first error",
+                     "a business error turns completed into failed",
+                     _answer(good), _answer(bad)))
+    return Report("faults", {"seed": seed}, {"rows": rows}, rows,
+                  [f"{sum(1 for r in rows if r['differs'])} of {len(rows)} faults changed the "
+                   "observed result"])
+
+
+def _order(r: RunResult) -> str:
+    tail = [m.tool_call_id.rsplit(":", 1)[1] for m in r.messages if isinstance(m, ToolMessage)]
+    valid = "valid" if not validate_history(r.messages) else "invalid"
+    return f"history {valid}; tool messages {', '.join(tail)}"
+
+
+def _row(fault: str, predicted: str, correct: str, faulty: str) -> dict[str, object]:
+    return {"fault": fault, "predicted": predicted, "correct": correct, "faulty": faulty,
+            "differs": correct != faulty}
+
