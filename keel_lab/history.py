@@ -71,8 +71,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                         f"messages[{pos}].tool_calls[{j}]: tool call ids must be unique; "
                         f"{call.id} was already used in messages[{first_seen[call.id]}]",
                         (call.id,), pos))
-                    continue
-                first_seen[call.id] = pos
-                pending.append(call.id)
+                first_seen.setdefault(call.id, pos)
+                pending.append(call.id)  # still owed its one result
     close()
     return problems

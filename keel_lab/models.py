@@ -17,7 +17,14 @@ from typing import Any, Protocol
 from . import data
 from .errors import LabError
 from .ids import RunIds
-from .protocol import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from .protocol import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    parse_arguments,
+)
 from .streaming import Finish, StreamEvent, TextDelta, ToolCallDelta
 from .tools import Toolset
 
@@ -197,7 +204,7 @@ def _answer(question: str, calls: list[ToolCall], results: dict[str, ToolMessage
     facts: list[str] = []
     severities: list[tuple[int, str, str]] = []
     for call in calls:
-        args = json.loads(call.arguments) if call.arguments.strip() else {}
+        args = parse_arguments(call.arguments)[0] or {}
         subject = str(args.get("incident_id") or args.get("service") or call.name)
         r = _content(results.get(call.id))
         if "error" in r:

@@ -100,7 +100,6 @@ class StreamAssembler:
     def feed(self, event: StreamEvent) -> None:
         if self.finish_reason is not None:
             raise LabError(f"event {self.events}: {event!r} arrived after the finish reason")
-        self.events += 1
         if isinstance(event, ToolCallDelta):
             self._feed_call(event)
         elif isinstance(event, TextDelta):
@@ -109,6 +108,7 @@ class StreamAssembler:
             self.finish_reason = event.reason
             for state in self._calls.values():
                 state.closed = True
+        self.events += 1  # events are numbered from 0 in messages
 
     def _feed_call(self, d: ToolCallDelta) -> None:
         if type(d.index) is not int or d.index < 0:

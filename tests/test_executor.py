@@ -1,0 +1,91 @@
+import json
+
+from keel_lab import Executor, ToolRequest, make_batches, run
+from keel_lab.executor import seeded_latency
+
+
+def req(i, name, **args):
+    return ToolRequest(f"c{i}", name, json.dumps(args), args)
+
+
+READS = [req(0, "lookup_incident", incident_id="INC-001"),
+         req(1, "lookup_incident", incident_id="INC-002"),
+         req(2, "get_service_status", service="auth-api")]
+NOTE = req(3, "add_incident_note", incident_id="INC-001", note="n")
+RESTART = req(4, "restart_service", service="auth-api")
+UNKNOWN = req(5, "drop_tables")
+
+
+def ids(batches):
+    return [[r.call_id for r in b] for b in batches]
+
+
+def test_only_consecutive_safe_calls_share_a_batch(tools):
+    requests = [*READS[:2], NOTE, READS[2], UNKNOWN, RESTART, READS[0]]
+    assert ids(make_batches(requests, tools)) == [
+        ["c0", "c1"], ["c3"], ["c2"], ["c5"], ["c4"], ["c0"]]
+
+
+def test_concurrent_batch_costs_its_slowest_call(tools):
+    latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2, "c3": 0.05}
+    def lat(r):
+        return latency[r.call_id]
+    seq = run(Executor(1, lat).execute([*READS, NOTE], tools))
+    con = run(Executor(4, lat).execute([*READS, NOTE], tools))
+    assert max(s.end for s in seq.spans) == sum(latency.values())
+    assert max(s.end for s in con.spans) == 0.3 + 0.05
+    note = next(s for s in con.spans if s.call_id == "c3")
+    assert note.start == 0.3  # the write waits for the reads before it
+
+
+def test_limit_caps_how_many_run_at_once(tools):
+    many = [req(i, "lookup_incident", incident_id="INC-001") for i in range(6)]
+    step = run(Executor(2, lambda r: 1.0).execute(many, tools))
+    assert sorted(s.start for s in step.spans) == [0, 0, 1, 1, 2, 2]
+
+
+def test_results_are_kept_by_call_id_whatever_the_finish_order(tools):
+    latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2}
+    step = run(Executor(3, lambda r: latency[r.call_id]).execute(READS, tools))
+    assert [s.call_id for s in step.spans] == ["c1", "c2", "c0"]  # finish order
+    assert [m.tool_call_id for m in step.messages(READS)] == ["c0", "c1", "c2"]
+    for r in READS[:2]:
+        assert json.loads(step.outcomes[r.call_id].content)["id"] == r.input["incident_id"]
+
+
+def test_approval_stops_the_step_and_nothing_after_it_runs(tools):
+    requests = [READS[0], RESTART, READS[1]]
+    events = []
+    step = run(Executor(4).execute(requests, tools, emit=events.append))
+    assert list(step.outcomes) == ["c0"]
+    assert [r.call_id for r in step.pending] == ["c4", "c1"]
+    assert [(e.kind, e.ref) for e in events][-1] == ("tool.awaiting_approval", "c4")
+
+
+def test_decisions_run_or_deny_the_gated_call(tools):
+    yes = run(Executor().execute([RESTART], tools, {"c4": True}))
+    no = run(Executor().execute([RESTART], tools, {"c4": False}))
+    assert yes.outcomes["c4"].ok and no.outcomes["c4"].code == "approval_denied"
+
+
+def test_every_request_gets_exactly_one_outcome_even_when_things_fail(tools):
+    requests = [*READS, UNKNOWN, req(6, "search_logs", service="billing"),
+                ToolRequest("c7", "lookup_incident", "{oops", None, "not valid JSON")]
+    step = run(Executor(4).execute(requests, tools))
+    assert sorted(step.outcomes) == sorted(r.call_id for r in requests)
+    assert [step.outcomes[c].code for c in ("c5", "c6", "c7")] == [
+        "unknown_tool", "tool_internal_error", "invalid_arguments"]
+
+
+def test_events_carry_call_ids(tools):
+    events = []
+    run(Executor(4).execute(READS[:2], tools, emit=events.append))
+    assert [(e.kind, e.ref) for e in events] == [
+        ("tool.requested", "c0"), ("tool.requested", "c1"),
+        ("tool.finished", "c0"), ("tool.finished", "c1")]
+
+
+def test_seeded_latency_is_stable_per_call():
+    lat = seeded_latency(3)
+    assert lat(READS[0]) == seeded_latency(3)(READS[0]) != seeded_latency(4)(READS[0])
+    assert 0.01 <= lat(READS[1]) <= 0.5

@@ -1,0 +1,159 @@
+import json
+import math
+
+import pytest
+
+from keel_lab import LabError
+from keel_lab.experiments import EXPERIMENTS, compare_question
+from keel_lab.experiments.faults import eager_executions, faults
+from keel_lab.experiments.order import order
+from keel_lab.experiments.pairing import calls_sweep, exceptions, pairing, spread_sweep, theory
+from keel_lab.experiments.partial import partial_success
+from keel_lab.experiments.streaming import (
+    bad_sibling,
+    cancellation,
+    chunk_rows,
+    chunk_table,
+    offline_stream,
+)
+from keel_lab.experiments.timeline import timeline
+from keel_lab.streaming import cancel_after
+
+
+def test_pairing_counts_follow_the_lesson():
+    r = pairing(2000, 3, seed=1)
+    s = r.data["strategies"]
+    assert s["position_over_gather"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0}
+    assert s["call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0}
+    assert s["position_with_skip"]["trials_with_mismatch"] == 2000
+    rate = s["position_over_completion"]["trials_with_mismatch"] / 2000
+    assert abs(rate - theory(3)) < 0.03  # 1 - 1/3! within sampling error
+    assert r.to_dict()["trials"] == 2000 and r.to_dict()["seed"] == 1
+
+
+def test_pairing_is_reproducible_and_seed_dependent():
+    assert pairing(300, seed=5).data == pairing(300, seed=5).data
+    assert pairing(300, seed=5).data != pairing(300, seed=6).data
+
+
+def test_acceptance_criterion_positional_errs_in_ten_runs_call_id_never():
+    r = pairing(10, 3, seed=0).data["strategies"]
+    assert r["position_over_completion"]["trials_with_mismatch"] >= 1
+    assert r["call_id"]["trials_with_mismatch"] == 0
+
+
+def test_spread_sweep_rises_from_zero_towards_theory():
+    rows = spread_sweep((0.0, 0.002, 0.49), trials=400, seed=2).rows
+    rates = [row["position_over_completion"] for row in rows]
+    assert rates[0] == 0 and rates[0] < rates[1] < rates[2]
+    assert abs(rates[2] - theory(3)) < 0.06
+    assert all(row["call_id"] == 0 for row in rows)
+
+
+def test_calls_sweep_tracks_one_minus_one_over_n_factorial():
+    rows = calls_sweep((1, 2, 4), trials=600, seed=3).rows
+    for row in rows:
+        assert abs(row["position_over_completion"] - row["theory"]) < 0.06
+        assert row["call_id"] == 0
+    assert rows[0]["position_over_completion"] == 0
+
+
+def test_order_gather_always_as_completed_about_one_over_n_factorial():
+    r = order(1200, 3, seed=4).data["in_request_order"]
+    assert r["gather"] == 1200
+    assert abs(r["as_completed"] / 1200 - 1 / math.factorial(3)) < 0.04
+
+
+def test_exceptions_experiment():
+    s = exceptions(500, 3, seed=0, failure_rate=0.3).data["strategies"]
+    assert s["call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0,
+                            "unanswered_calls": 0}
+    assert s["gather"]["unanswered_calls"] > 0
+    assert s["gather"]["unanswered_calls"] % 3 == 0  # the whole turn is lost at once
+    filtered = s["gather_return_exceptions_filtered"]
+    assert filtered["mismatched_pairs"] > filtered["unanswered_calls"] > 0
+
+
+def test_trials_must_be_positive():
+    with pytest.raises(LabError, match="at least 1"):
+        pairing(0)
+
+
+def test_chunk_table_first_executable_is_the_finish():
+    r = chunk_table("Look up INC-001", seed=0, chunk_size=4)
+    rows = r.rows
+    assert [row["executable"] for row in rows].count(True) == 1
+    assert rows[-1]["executable"] and rows[-1]["chunk"] == r.data["events"]
+    assert rows[-2]["parses"] and not rows[-2]["executable"]
+    assert rows[-1]["arguments"] == '{"incident_id": "INC-001"}'
+
+
+def test_chunk_rows_for_interleaved_calls_touch_each_index():
+    rows = chunk_rows(offline_stream(compare_question(3), seed=1, chunk_size=3))
+    assert {row["index"] for row in rows} == {0, 1, 2}
+    finish = [row for row in rows if row["executable"]]
+    assert [row["index"] for row in finish] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("cut", [0, 1, 7, None])
+def test_cancellation_runs_nothing_wherever_it_cuts(cut):
+    r = cancellation(seed=0, cut_at=cut)
+    executed = list(r.data["executed"].values())
+    assert executed == [2, 0]
+
+
+def test_bad_sibling_runs_the_good_call_and_answers_both():
+    r = bad_sibling(broken=0)
+    assert [row["outcome"] for row in r.rows] == ["invalid_arguments", "ok"]
+    assert r.data["history_valid"] is True
+
+
+def test_partial_success_three_statuses():
+    rows = {row["scenario"]: row for row in partial_success().rows}
+    assert (rows["business error"]["status"], rows["business error"]["partial"]) == (
+        "completed", True)
+    assert rows["approval"]["status"] == "waiting_for_approval"
+    assert rows["internal error"]["status"] == "failed"
+
+
+def test_each_injected_fault_changes_what_is_observed():
+    rows = faults().rows
+    assert all(row["differs"] for row in rows)
+    zip_row, append_row, eager_row, failfast_row = rows
+    assert "INC-002 is the most severe (critical)" in zip_row["faulty"]
+    assert "INC-001 is the most severe (critical)" in zip_row["correct"]
+    assert append_row["faulty"] == "history valid; tool messages call-1, call-0"
+    assert eager_row["correct"] == "0 calls executed"
+    assert failfast_row["correct"].startswith("completed")
+    assert failfast_row["faulty"].startswith("failed")
+
+
+def test_eager_execution_fires_before_the_finish():
+    events = offline_stream("Look up INC-001", chunk_size=3)
+    assert eager_executions(events) == [len(events) - 1]
+    assert eager_executions(cancel_after(events, len(events) - 1)) == [len(events) - 1]
+
+
+def test_timeline_concurrent_is_faster_and_the_write_runs_alone():
+    r = timeline(seed=0)
+    wall = r.data["wall_s"]
+    assert wall["concurrent(limit=4)"] < wall["sequential"]
+    assert wall["sequential"] == pytest.approx(r.data["sum_of_latencies_s"])
+    assert ["call-3"] in r.data["batches"]
+    spans = {(s["mode"], s["call"]): s for s in r.data["spans"]}
+    write = spans[("concurrent(limit=4)", "call-3")]
+    before = [spans[("concurrent(limit=4)", f"call-{i}")]["end_ms"] for i in range(3)]
+    assert write["start_ms"] >= max(before)
+
+
+@pytest.mark.parametrize("name", list(EXPERIMENTS))
+def test_every_experiment_runs_and_is_json_ready(name):
+    report = EXPERIMENTS[name].run(50, 3, 0, None)
+    assert json.loads(json.dumps(report.to_dict()))["experiment"] == report.name
+    assert report.table().splitlines()[0].startswith(report.name)
+    assert report.rows
+
+
+def test_compare_question():
+    assert compare_question(1) == "Which is more severe, INC-001?"
+    assert compare_question(3) == "Which is more severe, INC-001, INC-002 or INC-003?"

@@ -1,0 +1,188 @@
+import re
+
+import pytest
+
+from keel_lab import (
+    AssistantMessage,
+    Executor,
+    LabError,
+    OfflineAdapter,
+    Runner,
+    ScriptedAdapter,
+    Tool,
+    ToolCall,
+    Toolset,
+    cancel_after,
+    incident_tools,
+    validate_history,
+)
+from keel_lab.experiments.streaming import corrupt
+
+COMPARE = "Which is more severe, INC-001 or INC-002?"
+
+
+def test_one_assistant_message_n_tool_messages_then_the_model_again():
+    r = Runner(OfflineAdapter()).run(COMPARE)
+    assert r.status == "completed" and not r.partial
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert validate_history(r.messages) == []
+    kinds = [e.kind for e in r.events]
+    assert kinds.index("model.called", 1) > max(i for i, k in enumerate(kinds)
+                                                if k.startswith("tool."))
+    assert r.answer.startswith("INC-001 is the most severe (critical).")
+
+
+def test_same_tool_name_twice_is_told_apart_by_call_id():
+    r = Runner(OfflineAdapter(), seed=7).run(COMPARE)
+    calls = r.messages[1].tool_calls
+    assert [c.name for c in calls] == ["lookup_incident", "lookup_incident"]
+    assert all(re.fullmatch(r"run-[0-9a-f]{12}:step-0:call-\d", c.id) for c in calls)
+    assert [m.tool_call_id for m in r.messages[2:4]] == [c.id for c in calls]
+    assert r.run_id == Runner(OfflineAdapter(), seed=7).run(COMPARE).run_id
+
+
+def test_streamed_run_matches_the_unstreamed_one():
+    plain = Runner(OfflineAdapter(seed=3)).run(COMPARE)
+    streamed = Runner(OfflineAdapter(seed=3, chunk_size=2), stream=True).run(COMPARE)
+    assert streamed.messages == plain.messages and streamed.status == "completed"
+
+
+def test_concurrent_executor_gives_the_same_history():
+    plain = Runner(OfflineAdapter()).run(COMPARE)
+    conc = Runner(OfflineAdapter(), executor=Executor(4, lambda r: 0.5 - len(r.call_id) / 1e3)
+                  ).run(COMPARE)
+    assert conc.messages == plain.messages
+
+
+def test_business_error_completes_as_partial():
+    r = Runner(OfflineAdapter()).run("Which is more severe, INC-001 or INC-999?")
+    assert (r.status, r.partial) == ("completed", True)
+    assert "INC-999: no information (incident_not_found)." in r.answer
+    assert [(e.kind, e.code) for e in r.events if e.code] == [("tool.failed",
+                                                               "incident_not_found")]
+
+
+def test_approval_pauses_then_resumes():
+    runner = Runner(OfflineAdapter())
+    paused = runner.run("Restart checkout")
+    assert paused.status == "waiting_for_approval" and paused.answer == ""
+    [pending] = paused.pending
+    assert pending.name == "restart_service"
+    assert validate_history(paused.messages)[0].ids == (pending.call_id,)  # not sendable yet
+    done = runner.approve(paused, {pending.call_id: True})
+    assert done.status == "completed" and done.answer == "checkout was restarted."
+    assert validate_history(done.messages) == []
+    denied = runner.approve(paused, {pending.call_id: False})
+    assert denied.status == "completed" and denied.partial
+    assert "approval_denied" in denied.answer
+
+
+def test_resume_needs_a_paused_run_and_a_decision():
+    runner = Runner(OfflineAdapter())
+    with pytest.raises(LabError, match="is completed, not waiting for approval"):
+        runner.approve(runner.run(COMPARE), {})
+    paused = runner.run("Restart checkout")
+    with pytest.raises(LabError, match=f"no decision for {re.escape(paused.pending[0].call_id)}"):
+        runner.approve(paused, {})
+
+
+def test_internal_error_fails_the_run_but_every_call_is_answered():
+    runner = Runner(OfflineAdapter(), executor=Executor(4))
+    r = runner.run("Search the logs of billing and auth-api")
+    assert r.status == "failed"
+    assert re.fullmatch(r"run-\w+:step-0:call-0: tool_internal_error: ConnectionError: .*",
+                        r.error)
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "tool"]
+    assert validate_history(r.messages) == []
+
+
+def scripted(*calls):
+    return ScriptedAdapter([AssistantMessage("", tuple(ToolCall(*c) for c in calls)),
+                            AssistantMessage("done")])
+
+
+def test_unknown_tool_fails_the_run():
+    r = Runner(scripted(("a", "lookup_incident", '{"incident_id": "INC-001"}'),
+                        ("b", "format_disk", "{}"))).run("q")
+    assert (r.status, r.error) == ("failed", "b: unknown_tool: no tool named 'format_disk'")
+    assert validate_history(r.messages) == []
+
+
+def test_invalid_tool_output_fails_the_run():
+    tools = Toolset.of([Tool("t", "", {"type": "object"}, lambda: ["not", "an", "object"])])
+    r = Runner(scripted(("a", "t", "{}")), tools).run("q")
+    assert r.status == "failed" and r.error.startswith("a: invalid_tool_output")
+
+
+def test_bad_arguments_go_back_to_the_model():
+    r = Runner(scripted(("a", "lookup_incident", '{"incident_id": 1}'),
+                        ("b", "lookup_incident", '{"incident_id": "INC-002"}'))).run("q")
+    assert r.status == "completed" and r.partial
+    assert [o.code for o in r.outcomes] == ["invalid_arguments", None]
+
+
+@pytest.mark.parametrize(("calls", "problem"), [
+    ((("a", "lookup_incident", "{}"), ("a", "lookup_incident", "{}")),
+     "tool_calls[1] (id a) reuses the id of tool_calls[0]"),
+    ((("", "lookup_incident", "{}"),), "tool_calls[0] has no id"),
+    ((("a", "", "{}"),), "tool_calls[0] (id a) has no name"),
+])
+def test_a_malformed_turn_runs_nothing(calls, problem):
+    r = Runner(scripted(*calls)).run("q")
+    assert r.status == "failed" and problem in r.error and "nothing was run" in r.error
+    assert not [e for e in r.events if e.kind.startswith("tool.")]
+
+
+class CutModel(OfflineAdapter):
+    def __init__(self, keep, **kw):
+        super().__init__(**kw)
+        self.keep = keep
+
+    def stream(self, messages, tools, turn):
+        return cancel_after(super().stream(messages, tools, turn), self.keep)
+
+
+def test_cancelled_stream_runs_nothing():
+    r = Runner(CutModel(10), stream=True).run(COMPARE)
+    assert r.status == "cancelled" and "nothing was run" in r.error
+    assert [e.kind for e in r.events] == ["model.called"]
+
+
+class BrokenJsonModel(OfflineAdapter):
+    def stream(self, messages, tools, turn):
+        events = list(super().stream(messages, tools, turn))
+        return corrupt(events, 0) if turn.step == 0 else iter(events)
+
+
+def test_one_calls_bad_json_leaves_its_sibling_alone():
+    r = Runner(BrokenJsonModel(), stream=True).run(COMPARE)
+    assert r.status == "completed" and r.partial
+    assert [o.code for o in r.outcomes] == ["invalid_arguments", None]
+    assert "INC-002 (low, open)" in r.answer
+    assert validate_history(r.messages) == []
+
+
+def test_dependent_calls_take_two_turns():
+    r = Runner(OfflineAdapter()).run("Look up INC-003 and the status of its service")
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "assistant", "tool",
+                                            "assistant"]
+    assert r.messages[3].tool_calls[0].arguments == '{"service": "checkout"}'
+
+
+def test_max_steps():
+    looping = ScriptedAdapter([AssistantMessage("", (ToolCall(f"c{i}", "lookup_incident",
+                                                              '{"incident_id": "INC-001"}'),))
+                               for i in range(5)])
+    r = Runner(looping, max_steps=3).run("q")
+    assert (r.status, r.error) == ("failed", "no answer after 3 model turns")
+
+
+def test_trace_is_readable():
+    text = Runner(OfflineAdapter()).run("Which is more severe, INC-001 or INC-999?").trace()
+    assert text.splitlines()[0] == "status = completed  (partial)"
+    assert "code=incident_not_found" in text
+
+
+def test_default_toolset_is_fresh_per_runner():
+    assert Runner(OfflineAdapter()).tools is not Runner(OfflineAdapter()).tools
+    assert set(incident_tools().tools) == set(Runner(OfflineAdapter()).tools.tools)

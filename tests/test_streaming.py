@@ -1,0 +1,160 @@
+import re
+
+import pytest
+
+from keel_lab import (
+    Finish,
+    LabError,
+    OfflineAdapter,
+    RunIds,
+    StreamAssembler,
+    StreamCancelled,
+    StreamError,
+    TextDelta,
+    ToolCallDelta,
+    Turn,
+    UserMessage,
+    assemble,
+    cancel_after,
+    incident_tools,
+)
+
+D = ToolCallDelta
+INTERLEAVED = [
+    D(0, id="call_a", name="explore_code"), D(0, arguments='{"query": '),
+    D(1, id="call_b", name="explore_code"), D(0, arguments='"login"}'),
+    D(1, arguments='{"query": "session"}'), Finish("tool_calls"),
+]
+
+
+def test_interleaved_fragments_are_grouped_by_index():
+    a = assemble(INTERLEAVED)
+    assert [(c.id, c.name, c.arguments) for c in a.message.tool_calls] == [
+        ("call_a", "explore_code", '{"query": "login"}'),
+        ("call_b", "explore_code", '{"query": "session"}')]
+    assert [r.input for r in a.requests] == [{"query": "login"}, {"query": "session"}]
+    assert a.finish_reason == "tool_calls"
+
+
+def test_nothing_is_executable_before_the_finish_even_when_it_parses():
+    asm = StreamAssembler()
+    seen = []
+    for event in INTERLEAVED:
+        asm.feed(event)
+        seen.append([(s.index, s.parses, s.executable) for s in asm.calls()])
+    assert seen[3] == [(0, True, False), (1, False, False)]  # call 0 parses, still not runnable
+    assert seen[4] == [(0, True, False), (1, True, False)]
+    assert seen[5] == [(0, True, True), (1, True, True)]
+
+
+def test_result_before_finish_is_refused():
+    asm = StreamAssembler()
+    asm.feed(INTERLEAVED[0])
+    with pytest.raises(LabError, match="has not finished"):
+        asm.result()
+
+
+def test_events_after_the_finish_are_refused():
+    asm = StreamAssembler()
+    asm.feed(Finish("stop"))
+    with pytest.raises(LabError, match="after the finish reason"):
+        asm.feed(D(0, id="x"))
+
+
+@pytest.mark.parametrize("index", [-1, "0", None, 1.0])
+def test_bad_index_is_named(index):
+    with pytest.raises(LabError, match=re.escape(
+            f"event 0: tool call index must be an integer >= 0, got {index!r}")):
+        assemble([D(index, id="x")])
+
+
+def test_missing_id_names_the_index():
+    with pytest.raises(StreamError, match="call at index 1 has no id"):
+        assemble([D(0, id="a", name="f", arguments="{}"), D(1, name="f", arguments="{}"),
+                  Finish("tool_calls")])
+
+
+def test_missing_name_names_the_index_and_id():
+    with pytest.raises(StreamError, match=r"call at index 0 \(id a\) has no name"):
+        assemble([D(0, id="a", arguments="{}"), Finish("tool_calls")])
+
+
+def test_duplicate_id_names_both_indexes():
+    with pytest.raises(StreamError) as err:
+        assemble([D(0, id="a", name="f"), D(1, id="a", name="g"), Finish("tool_calls")])
+    assert err.value.problems == ["call at index 1 (id a) reuses the id of call at index 0"]
+
+
+def test_changed_id_is_refused():
+    with pytest.raises(StreamError, match="id changed from a to b mid-call"):
+        assemble([D(0, id="a", name="f"), D(0, id="b", arguments="{}"), Finish("tool_calls")])
+
+
+def test_repeated_same_id_is_fine():
+    a = assemble([D(0, id="a", name="f"), D(0, id="a", arguments="{}"), Finish("tool_calls")])
+    assert a.message.tool_calls[0].id == "a"
+
+
+@pytest.mark.parametrize(("arguments", "error"), [
+    ('{"query": "login"', "not valid JSON"),
+    ('["login"]', "must be a JSON object, got list"),
+])
+def test_bad_arguments_hurt_only_their_own_call(arguments, error):
+    a = assemble([D(0, id="a", name="f", arguments=arguments),
+                  D(1, id="b", name="f", arguments='{"query": "ok"}'), Finish("tool_calls")])
+    bad, good = a.requests
+    assert bad.input is None and error in bad.parse_error
+    assert bad.raw_arguments == arguments  # the history keeps what the model sent
+    assert good.input == {"query": "ok"} and good.parse_error is None
+    assert [s.executable for s in a.calls] == [False, True]
+
+
+def test_empty_arguments_mean_no_arguments_once_closed():
+    asm = StreamAssembler()
+    asm.feed(D(0, id="a", name="f"))
+    assert not asm.calls()[0].parses
+    asm.feed(Finish("tool_calls"))
+    assert asm.result().requests[0].input == {}
+
+
+def test_text_deltas_become_content():
+    a = assemble([TextDelta("Hel"), TextDelta("lo"), Finish("stop")])
+    assert a.message.content == "Hello" and a.requests == ()
+
+
+def test_cancelled_stream_runs_nothing_and_keeps_what_arrived():
+    a = assemble(cancel_after(INTERLEAVED, 4))
+    assert a.message is None and a.requests == () and a.cancelled
+    assert "cancelled after 4 events" in a.interrupted
+    assert [(s.index, s.arguments) for s in a.calls] == [(0, '{"query": "login"}'), (1, "")]
+
+
+def test_stream_that_raises_runs_nothing():
+    def broken():
+        yield INTERLEAVED[0]
+        raise ConnectionResetError("peer went away")
+    a = assemble(broken())
+    assert a.requests == () and not a.cancelled
+    assert a.interrupted == "stream raised ConnectionResetError: peer went away"
+
+
+def test_stream_without_finish_runs_nothing():
+    a = assemble(INTERLEAVED[:-1])
+    assert a.requests == () and a.interrupted == "stream ended before a finish reason"
+
+
+def test_cancel_after_raises_stream_cancelled():
+    with pytest.raises(StreamCancelled):
+        list(cancel_after([Finish("stop")] * 3, 1))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("chunk_size", [1, 2, 5, 64])
+@pytest.mark.parametrize("interleave", [True, False])
+def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interleave):
+    model, tools = OfflineAdapter(seed, chunk_size, interleave), incident_tools()
+    messages = [UserMessage("Compare INC-001, INC-002 and INC-003, more severe? "
+                            "Also the status of auth-api")]
+    turn = Turn(RunIds.seeded(seed), 0)
+    assert assemble(model.stream(messages, tools, turn)).message == model.complete(
+        messages, tools, turn)

@@ -1,0 +1,128 @@
+import asyncio
+import json
+
+import pytest
+
+from keel_lab import Tool, ToolCall, ToolRequest, Toolset, invoke, run
+
+
+def request(name, arguments, call_id="call_1"):
+    return ToolRequest.from_call(ToolCall(call_id, name, arguments))
+
+
+def outcome(tools, name, arguments, latency=0.0):
+    return run(invoke(tools.get(name), request(name, arguments), latency))
+
+
+def test_lookup_returns_the_incident(tools):
+    o = outcome(tools, "lookup_incident", '{"incident_id": "INC-001"}')
+    assert o.ok and o.call_id == "call_1"
+    assert json.loads(o.content)["title"].startswith("Login API returns 502")
+
+
+def test_unknown_incident_is_a_business_error(tools):
+    o = outcome(tools, "lookup_incident", '{"incident_id": "INC-999"}')
+    assert o.code == "incident_not_found"
+    assert json.loads(o.content) == {"error": {"code": "incident_not_found",
+                                               "message": "there is no incident INC-999"}}
+
+
+def test_unknown_tool(tools):
+    o = outcome(tools, "drop_database", "{}")
+    assert (o.code, o.detail) == ("unknown_tool", "no tool named 'drop_database'")
+
+
+@pytest.mark.parametrize(("arguments", "detail"), [
+    ('{"incident_id": "INC-0', "not valid JSON"),
+    ('["INC-001"]', "must be a JSON object, got list"),
+    ("{}", "'incident_id' is a required property"),
+    ('{"incident_id": 1}', "incident_id: 1 is not of type 'string'"),
+    ('{"incident_id": "INC-001", "x": 1}', "Additional properties are not allowed"),
+    ('{"incident_id": "inc-1"}', "does not match"),
+])
+def test_bad_arguments_never_reach_the_tool(arguments, detail):
+    ran = []
+    tool = Tool("lookup_incident", "", {
+        "type": "object", "properties": {"incident_id": {"type": "string",
+                                                          "pattern": "^INC-[0-9]{3}$"}},
+        "required": ["incident_id"], "additionalProperties": False}, lambda **kw: ran.append(kw))
+    o = run(invoke(tool, request("lookup_incident", arguments)))
+    assert o.code == "invalid_arguments" and detail in o.detail
+    assert ran == []
+
+
+def _tool(fn, **kw):
+    return Tool("t", "", {"type": "object"}, fn, **kw)
+
+
+def test_tool_raising_is_an_internal_error():
+    def boom():
+        raise KeyError("shard 7")
+    o = run(invoke(_tool(boom), request("t", "{}")))
+    assert (o.code, o.detail) == ("tool_internal_error", "KeyError: 'shard 7'")
+
+
+def test_slow_tool_times_out_on_the_virtual_clock():
+    async def slow():
+        await asyncio.sleep(60)
+        return {}
+    o = run(invoke(_tool(slow, timeout=2.0), request("t", "{}")))
+    assert (o.code, o.detail) == ("tool_timeout", "no result within 2 s")
+
+
+def test_latency_counts_against_the_timeout():
+    o = run(invoke(_tool(lambda: {}, timeout=1.0), request("t", "{}"), latency=1.5))
+    assert o.code == "tool_timeout"
+
+
+@pytest.mark.parametrize(("value", "detail"), [
+    ("just text", "must return a JSON object, t returned str"),
+    ({"when": object()}, "is not JSON"),
+    ({"x": float("nan")}, "is not JSON"),
+])
+def test_invalid_output(value, detail):
+    o = run(invoke(_tool(lambda: value), request("t", "{}")))
+    assert o.code == "invalid_tool_output" and detail in o.detail
+
+
+def test_output_schema_is_enforced():
+    tool = _tool(lambda: {"n": "three"}, output_schema={
+        "type": "object", "properties": {"n": {"type": "integer"}}})
+    o = run(invoke(tool, request("t", "{}")))
+    assert o.code == "invalid_tool_output" and "n: 'three' is not of type 'integer'" in o.detail
+
+
+def test_async_and_sync_tools_both_run():
+    async def a(x):
+        return {"x": x}
+    assert run(invoke(_tool(a), request("t", '{"x": 1}'))).content == '{"x": 1}'
+    assert run(invoke(_tool(lambda x: {"x": x}), request("t", '{"x": 2}'))).content == '{"x": 2}'
+
+
+def test_every_failure_still_makes_one_tool_message(tools):
+    o = outcome(tools, "search_logs", '{"service": "billing"}')
+    m = o.to_message()
+    assert (m.tool_call_id, m.name, o.code) == ("call_1", "search_logs", "tool_internal_error")
+
+
+def test_toolset_schemas_are_openai_tools(tools):
+    schemas = tools.schemas()
+    assert {s["function"]["name"] for s in schemas} == {
+        "lookup_incident", "get_service_status", "search_logs", "add_incident_note",
+        "restart_service"}
+    assert all(s["type"] == "function" for s in schemas)
+    assert isinstance(Toolset.of([]).tools, dict)
+
+
+def test_declarations(tools):
+    safe = {n for n, t in tools.tools.items() if t.concurrency_safe}
+    assert safe == {"lookup_incident", "get_service_status", "search_logs"}
+    assert [n for n, t in tools.tools.items() if t.requires_approval] == ["restart_service"]
+
+
+def test_write_tools_keep_state_per_toolset(tools):
+    args = '{"incident_id": "INC-001", "note": "n"}'
+    assert json.loads(outcome(tools, "add_incident_note", args).content)["notes"] == 1
+    assert json.loads(outcome(tools, "add_incident_note", args).content)["notes"] == 2
+    from keel_lab import incident_tools
+    assert json.loads(outcome(incident_tools(), "add_incident_note", args).content)["notes"] == 1
