@@ -148,9 +148,32 @@ def timeline_gantt(report: Report) -> Figure:
     return fig
 
 
+def outcomes_plot(report: Report) -> Figure:
+    """Stacked shares of run outcomes per failure rate, and what fail-fast would fail."""
+    fig, ax = _figure(9.0, 3.6)
+    rows = report.rows
+    xs = [f"{r['failure_rate']:.0%}" for r in rows]
+    bottom = [0.0] * len(rows)
+    for key, color, label in (("completed", "#66c2a5", "completed"),
+                              ("partial", "#ffd92f", "completed, marked partial"),
+                              ("failed", "#fc8d62", "failed (a tool crashed)")):
+        values = [r[key] for r in rows]
+        ax.bar(xs, values, bottom=bottom, color=color, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.plot(xs, [r["failed_if_fail_fast"] for r in rows], "ko--",
+            label="failed if any error failed the run")
+    ax.set_xlabel("share of lookups that fail")
+    ax.set_ylabel("share of runs")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"How runs end as tools fail ({report.params['runs']} runs per rate)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
 PLOTS: dict[str, Callable[[Report], Figure]] = {
     "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
     "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
+    "outcomes": outcomes_plot,
 }
 
 

@@ -157,3 +157,14 @@ def test_every_experiment_runs_and_is_json_ready(name):
 def test_compare_question():
     assert compare_question(1) == "Which is more severe, INC-001?"
     assert compare_question(3) == "Which is more severe, INC-001, INC-002 or INC-003?"
+
+
+def test_outcome_mix_business_errors_complete_crashes_fail():
+    from keel_lab.experiments.partial import outcome_mix
+    rows = outcome_mix((0.0, 0.3), runs=60, seed=1).rows
+    assert rows[0] == {"failure_rate": 0.0, "completed": 1.0, "partial": 0.0, "failed": 0.0,
+                       "failed_if_fail_fast": 0.0}
+    busy = rows[1]
+    assert busy["partial"] > 0 and busy["failed"] > 0
+    assert busy["completed"] + busy["partial"] + busy["failed"] == pytest.approx(1.0)
+    assert busy["failed_if_fail_fast"] == pytest.approx(busy["partial"] + busy["failed"])

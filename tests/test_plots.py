@@ -17,7 +17,7 @@ def test_each_plot_has_title_labels_and_data(name):
 
 
 def test_bar_plots_have_legends():
-    for name in ("pairing", "order", "exceptions", "spread", "calls", "streaming"):
+    for name in ("pairing", "order", "exceptions", "spread", "calls", "streaming", "outcomes"):
         fig = plot(EXPERIMENTS[name].run(40, 3, 0, None))
         assert fig.axes[0].get_legend() is not None
 

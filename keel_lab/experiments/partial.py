@@ -1,16 +1,30 @@
-"""Partial success: three runs, three statuses, decided by the error codes."""
+"""Partial success: what each error code does to a run, and how often runs end each way."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from ..incident_tools import incident_tools, lookup_incident
 from ..models import OfflineAdapter
+from ..policy import FAILED, run_status
 from ..runner import Runner
-from .report import Report
+from ..tools import Tool, ToolError, Toolset
+from .report import Progress, Report
 
 SCENARIOS = {
     "business error": "Which is more severe, INC-001 or INC-999?",
     "approval": "Restart checkout, it is stuck",
     "internal error": "Search the logs of billing and auth-api for 'timeout'",
 }
+
+
+def compare_question(calls: int) -> str:
+    """'Which is more severe, INC-001, INC-002 or INC-003?' for `calls` incidents."""
+    ids = [f"INC-{i:03d}" for i in range(1, calls + 1)]
+    listed = ids[0] if calls == 1 else ", ".join(ids[:-1]) + f" or {ids[-1]}"
+    return f"Which is more severe, {listed}?"
 
 
 def partial_success(seed: int = 0) -> Report:
@@ -24,3 +38,55 @@ def partial_success(seed: int = 0) -> Report:
     return Report("partial", {"seed": seed}, {"rows": rows}, rows,
                   ["a business error completes (marked partial); approval pauses; "
                    "a broken tool fails the run"])
+
+
+def flaky_tools(seed: str, failure_rate: float, internal_share: float) -> Toolset:
+    """The incident tools, but each lookup fails with `failure_rate`: mostly with a business
+    error the model can explain, `internal_share` of the time with a crash."""
+    rng = random.Random(seed)
+    tools = incident_tools()
+    base = tools.tools["lookup_incident"]
+
+    def lookup(incident_id: str) -> dict[str, Any]:
+        u = rng.random()
+        if u < failure_rate * internal_share:
+            raise RuntimeError("incident store connection reset")
+        if u < failure_rate:
+            raise ToolError("incident_locked", f"{incident_id} is being edited; try later")
+        return lookup_incident(incident_id)
+
+    return Toolset({**tools.tools, "lookup_incident": Tool(
+        base.name, base.description, base.parameters, lookup, concurrency_safe=True,
+        output_schema=base.output_schema)})
+
+
+class _FailFast(Runner):
+    @staticmethod
+    def status_rule(codes: list[str | None]) -> str:
+        return FAILED if any(codes) else run_status(codes)
+
+
+def outcome_mix(rates: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5), runs: int = 200,
+                calls: int = 3, seed: int = 0, internal_share: float = 0.25,
+                progress: Progress | None = None) -> Report:
+    """Share of runs that complete, complete partially or fail, as lookups fail more often;
+    beside it, the share a fail-on-first-error runner would fail on the same failures."""
+    rows = []
+    question = compare_question(calls)
+    for rate in rates:
+        counts = {"completed": 0, "partial": 0, "failed": 0, "failed_if_fail_fast": 0}
+        for k in range(runs):
+            key = f"{seed}:{rate}:{k}"
+            r = Runner(OfflineAdapter(seed), flaky_tools(key, rate, internal_share),
+                       seed=k).run(question)
+            counts["failed" if r.status == FAILED else
+                   "partial" if r.partial else "completed"] += 1
+            strict = _FailFast(OfflineAdapter(seed), flaky_tools(key, rate, internal_share),
+                               seed=k).run(question)
+            counts["failed_if_fail_fast"] += strict.status == FAILED
+        if progress:
+            progress(runs)
+        rows.append({"failure_rate": rate, **{k: v / runs for k, v in counts.items()}})
+    return Report("outcomes", {"runs": runs, "calls": calls, "seed": seed,
+                               "internal_share": internal_share}, {"rows": rows}, rows,
+                  ["a crash fails the run; a business error only marks it partial"])
