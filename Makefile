@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
-.PHONY: install lab test lint bench clean
+.PHONY: install lab test lint check notebooks bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,11 +20,20 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab tests bench
+	$(BIN)/ruff check keel_lab tests bench scripts notebooks/solutions
 	$(BIN)/mypy keel_lab
 
+# Package tests, then every solution notebook under nbval with full output comparison.
 test: lint
-	$(BIN)/pytest
+	$(BIN)/pytest tests notebooks/solutions --nbval --nbval-current-env
+
+# For learners: which exercises of the learner edition pass (one line per exercise at the end).
+check: $(STAMP)
+	$(BIN)/pytest --nbval-lax --nbval-current-env notebooks/*.ipynb
+
+# For authors: re-execute the solution notebooks, save outputs, regenerate the learner edition.
+notebooks: $(STAMP)
+	$(BIN)/python scripts/build_notebooks.py
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -1,8 +1,9 @@
 """Checks for the notebooks' exercises: they judge what a learner's function does, not its text.
 
-Each `check_*` runs the learner's function through the lab's own experiments and prints short
-verdict lines. A passing function prints the same lines whatever its implementation, so a
-notebook can compare them with saved output; a failing one prints a hint of what went wrong.
+Each `verify_*` runs the learner's function through the lab's own experiments and returns a
+verdict; `check(fn)` picks the verifier by the function's name and prints the verdict's lines.
+A passing function prints the same lines whatever its implementation, so a notebook can compare
+them with saved output; a failing one prints a hint of what went wrong.
 """
 
 from __future__ import annotations
@@ -63,11 +64,6 @@ def _guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any) -> A
     return None
 
 
-def _report(verdict: Verdict) -> Verdict:
-    print(verdict)
-    return verdict
-
-
 # --- Chapter 1: answer every call -------------------------------------------------------------
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
@@ -85,7 +81,7 @@ def _executor(failures: dict[str, Exception]) -> Callable[[ToolCall], str]:
     return execute
 
 
-def check_answer_all(answer_all: AnswerAll) -> Verdict:
+def verify_answer_all(answer_all: AnswerAll) -> Verdict:
     v = Verdict("answer_all")
     scenarios = [
         ("three successful calls, the same tool twice", _turn(
@@ -103,7 +99,7 @@ def check_answer_all(answer_all: AnswerAll) -> Verdict:
         execute = _executor(failures)
         messages = _guard(v, label, answer_all, calls, execute)
         if messages is None:
-            return _report(v)
+            return v
         messages = list(messages)
         history: list[Message] = [UserMessage("q"), AssistantMessage("", tuple(calls)),
                                   *messages]
@@ -123,7 +119,7 @@ def check_answer_all(answer_all: AnswerAll) -> Verdict:
                   (unexplained, f"{unexplained} should say what went wrong (put the "
                                 "exception's message in the content)"),
                   (names, f"{names} should copy the call's tool name")] if ids))
-    return _report(v)
+    return v
 
 
 # --- Chapter 2: pair by call id ---------------------------------------------------------------
@@ -163,7 +159,7 @@ def _pairing_errors(pairs: Any, calls: Sequence[ToolCall],
     return errors
 
 
-def check_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8) -> Verdict:
+def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8) -> Verdict:
     """The lesson's acceptance test, and two cases that break positional pairing."""
     v = Verdict("pair_results")
     rng = random.Random(seed)
@@ -176,7 +172,7 @@ def check_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8)
         wrong_zip += bool(_pairing_errors(zip(calls, results, strict=True), calls))
         pairs = _guard(v, f"run {run}", pair_results, calls, list(results))
         if pairs is None:
-            return _report(v)
+            return v
         errors = _pairing_errors(pairs, calls)
         right_yours += not errors
         first_error = first_error or (errors[0] if errors else "")
@@ -193,7 +189,7 @@ def check_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8)
         errors = _pairing_errors(pairs, calls, frozenset({"call_b"}))
         v.add(not errors, "a call the policy skipped gets None, not its neighbour's result",
               "a skipped call: " + "; ".join(errors))
-    return _report(v)
+    return v
 
 
 # --- Chapter 3: batches -----------------------------------------------------------------------
@@ -205,7 +201,7 @@ def _request(i: int, name: str) -> ToolRequest:
     return ToolRequest(f"call-{i}", name, "{}", {})
 
 
-def check_make_batches(make_batches_fn: MakeBatches) -> Verdict:
+def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     v = Verdict("make_batches")
     tools = incident_tools()
     names = ["lookup_incident", "get_service_status", "search_logs", "add_incident_note",
@@ -214,25 +210,27 @@ def check_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     cases = [turn_requests(0)] + [
         [_request(i, rng.choice(names)) for i in range(rng.randint(1, 8))] for _ in range(30)]
     cases.append([_request(0, "add_incident_note"), _request(1, "add_incident_note")])
+    yours: list[list[ToolRequest]] = []
     for n, requests in enumerate(cases):
         got = _guard(v, f"case {n}", make_batches_fn, requests, tools)
         if got is None:
-            return _report(v)
-        problem = _batch_problem(requests, [list(b) for b in got], tools)
+            return v
+        batches = [list(b) for b in got]
+        yours = yours or batches
+        problem = _batch_problem(requests, batches, tools)
         if problem:
             calls = ", ".join(f"{r.call_id}={r.name}" for r in requests)
             v.add(False, "", f"requests [{calls}]: {problem}")
-            return _report(v)
+            return v
     v.add(True, f"{len(cases)} request lists: every call once, in order", "")
     v.add(True, "unsafe calls (writes, approvals, unknown tools) always run alone", "")
     v.add(True, "consecutive concurrency-safe calls share one batch", "")
     latency = seeded_latency(0, 0.05, 0.4)
-    batches = make_batches(cases[0], tools)
-    wall = sum(max(latency(r) for r in b) for b in batches)
+    wall = sum(max(latency(r) for r in b) for b in yours)
     serial = sum(latency(r) for r in cases[0])
     v.add(True, f"chapter turn: wall time {wall * 1000:.0f} ms with your batches, "
                 f"{serial * 1000:.0f} ms one by one", "")
-    return _report(v)
+    return v
 
 
 def _batch_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
@@ -288,7 +286,7 @@ def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
     return out
 
 
-def check_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
+def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
     v = Verdict("is_executable")
     one = offline_stream("Look up INC-001", seed=0, chunk_size=4)
     three = offline_stream("Which is more severe, INC-001, INC-002 or INC-003?", seed=1,
@@ -310,14 +308,14 @@ def check_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
         for chunk, view, want in _views(events):
             got = _guard(v, label, is_executable, view)
             if got is None:
-                return _report(v)
+                return v
             if bool(got) != want:
                 v.add(False, "", f"{label}, chunk {chunk}, call {view.index}: you said "
                                  f"{bool(got)}, expected {want} - {_why(view)}")
                 break
         else:
             v.add(True, f"{label}: right after every chunk", "")
-    return _report(v)
+    return v
 
 
 def _why(view: CallView) -> str:
@@ -350,12 +348,12 @@ STATUS_CASES: list[tuple[list[str | None], str]] = [
 ]
 
 
-def check_run_status(status_fn: Callable[[list[str | None]], str]) -> Verdict:
+def verify_run_status(status_fn: Callable[[list[str | None]], str]) -> Verdict:
     v = Verdict("run_status")
     for codes, label in STATUS_CASES:
         got = _guard(v, label, status_fn, list(codes))
         if got is None:
-            return _report(v)
+            return v
         want = run_status(codes)
         v.add(got == want, f"{label}: {want}",
               f"{label} {codes}: expected {want!r}, got {got!r}")
@@ -370,5 +368,23 @@ def check_run_status(status_fn: Callable[[list[str | None]], str]) -> Verdict:
               "in a real run, INC-999 missing still completes (marked partial)",
               f"in a real run the status was {r.status}: the model can explain a missing "
               "incident, so the run should complete")
-    return _report(v)
+    return v
 
+
+
+VERIFIERS: dict[str, Callable[..., Verdict]] = {
+    "answer_all": verify_answer_all, "pair_results": verify_pair_results,
+    "make_batches": verify_make_batches, "is_executable": verify_is_executable,
+    "run_status": verify_run_status,
+}
+
+
+def check(fn: Callable[..., Any]) -> None:
+    """Print the verdict on an exercise function (found by its name); returns nothing, so a
+    notebook cell shows only the verdict lines."""
+    verifier = VERIFIERS.get(getattr(fn, "__name__", ""))
+    if verifier is None:
+        print(f"no exercise is called {getattr(fn, '__name__', fn)!r}; exercises: "
+              + ", ".join(VERIFIERS))
+        return
+    print(verifier(fn))

@@ -49,6 +49,19 @@ class RunResult:
         """Completed, but some calls answered with a business error: say so to the user."""
         return self.status == COMPLETED and any(is_business_error(o.code) for o in self.outcomes)
 
+    def for_user(self) -> str:
+        """What a product would show: a partial answer says so, a pause says what waits."""
+        if self.status == WAITING:
+            waiting = ", ".join(f"{r.name}({r.raw_arguments})" for r in self.pending[:1])
+            return f"Waiting for your approval: {waiting}"
+        if self.status != COMPLETED:
+            return f"The run {self.status}: {self.error}"
+        failed = [o for o in self.outcomes if is_business_error(o.code)]
+        if not failed:
+            return self.answer
+        return (f"Partial answer ({len(self.outcomes) - len(failed)} of {len(self.outcomes)} "
+                f"calls answered): {self.answer}")
+
     def trace(self) -> str:
         head = f"status = {self.status}" + ("  (partial)" if self.partial else "")
         lines = [head, f"answer = {self.answer}" if not self.error else f"error  = {self.error}"]

@@ -6,11 +6,12 @@ import pytest
 
 from keel_lab import ToolMessage, make_batches, run_status
 from keel_lab.checks import (
-    check_answer_all,
-    check_is_executable,
-    check_make_batches,
-    check_pair_results,
-    check_run_status,
+    check,
+    verify_answer_all,
+    verify_is_executable,
+    verify_make_batches,
+    verify_pair_results,
+    verify_run_status,
 )
 
 # --- answer_all ---
@@ -74,8 +75,8 @@ def silent_errors(calls, execute):
 
 
 @pytest.mark.parametrize("fn", [answer_all_loop, answer_all_dict])
-def test_answer_all_right(fn, capsys):
-    assert check_answer_all(fn).passed
+def test_answer_all_right(fn):
+    assert verify_answer_all(fn).passed
 
 
 @pytest.mark.parametrize(("fn", "hint"), [
@@ -84,9 +85,9 @@ def test_answer_all_right(fn, capsys):
     (stops_at_first_error, "did not have response messages: call_y, call_z"),
     (silent_errors, "should say what went wrong"),
 ])
-def test_answer_all_wrong(fn, hint, capsys):
-    assert not check_answer_all(fn).passed
-    assert hint in capsys.readouterr().out
+def test_answer_all_wrong(fn, hint):
+    verdict = verify_answer_all(fn)
+    assert not verdict.passed and hint in str(verdict)
 
 
 # --- pair_results ---
@@ -114,10 +115,10 @@ def pair_sorted(calls, results):  # sorts results by id: right only when ids sor
 
 
 @pytest.mark.parametrize("fn", [pair_by_table, pair_by_search])
-def test_pair_results_right(fn, capsys):
-    assert check_pair_results(fn).passed
-    out = capsys.readouterr().out
+def test_pair_results_right(fn):
+    out = str(verify_pair_results(fn))
     assert "positional pairing was wrong in" in out and "right in all 10 runs" in out
+    assert out.endswith("pair_results: PASSED (3/3 checks)")
 
 
 @pytest.mark.parametrize(("fn", "hint"), [
@@ -125,16 +126,13 @@ def test_pair_results_right(fn, capsys):
     (pair_by_name, "a skipped call"),
     (pair_sorted, "a skipped call"),
 ])
-def test_pair_results_wrong(fn, hint, capsys):
-    assert not check_pair_results(fn).passed
-    assert hint in capsys.readouterr().out
+def test_pair_results_wrong(fn, hint):
+    verdict = verify_pair_results(fn)
+    assert not verdict.passed and hint in str(verdict)
 
 
-def test_passing_output_does_not_depend_on_the_implementation(capsys):
-    check_pair_results(pair_by_table)
-    first = capsys.readouterr().out
-    check_pair_results(pair_by_search)
-    assert capsys.readouterr().out == first
+def test_passing_output_does_not_depend_on_the_implementation():
+    assert str(verify_pair_results(pair_by_table)) == str(verify_pair_results(pair_by_search))
 
 
 # --- make_batches ---
@@ -186,8 +184,8 @@ def one_by_one(requests, tools):
 
 
 @pytest.mark.parametrize("fn", [batches_loop, make_batches])
-def test_make_batches_right(fn, capsys):
-    assert check_make_batches(fn).passed
+def test_make_batches_right(fn):
+    assert verify_make_batches(fn).passed
 
 
 @pytest.mark.parametrize(("fn", "hint"), [
@@ -196,9 +194,9 @@ def test_make_batches_right(fn, capsys):
     (ignores_approval, "restart_service) shares a batch"),
     (one_by_one, "consecutive safe calls should share one batch"),
 ])
-def test_make_batches_wrong(fn, hint, capsys):
-    assert not check_make_batches(fn).passed
-    assert hint in capsys.readouterr().out
+def test_make_batches_wrong(fn, hint):
+    verdict = verify_make_batches(fn)
+    assert not verdict.passed and hint in str(verdict)
 
 
 # --- is_executable ---
@@ -244,8 +242,8 @@ def any_json(view):
 
 
 @pytest.mark.parametrize("fn", [executable, executable_terse])
-def test_is_executable_right(fn, capsys):
-    assert check_is_executable(fn).passed
+def test_is_executable_right(fn):
+    assert verify_is_executable(fn).passed
 
 
 @pytest.mark.parametrize(("fn", "hint"), [
@@ -254,9 +252,9 @@ def test_is_executable_right(fn, capsys):
     (closed_only, "its arguments are not valid JSON"),
     (any_json, "its arguments must be a JSON object"),
 ])
-def test_is_executable_wrong(fn, hint, capsys):
-    assert not check_is_executable(fn).passed
-    assert hint in capsys.readouterr().out
+def test_is_executable_wrong(fn, hint):
+    verdict = verify_is_executable(fn)
+    assert not verdict.passed and hint in str(verdict)
 
 
 # --- run_status ---
@@ -297,8 +295,8 @@ def timeout_fatal(codes):
 
 
 @pytest.mark.parametrize("fn", [status_sets, status_loop, run_status])
-def test_run_status_right(fn, capsys):
-    assert check_run_status(fn).passed
+def test_run_status_right(fn):
+    assert verify_run_status(fn).passed
 
 
 @pytest.mark.parametrize(("fn", "hint"), [
@@ -308,18 +306,33 @@ def test_run_status_right(fn, capsys):
     (ignores_errors, "expected 'failed', got 'completed'"),
     (timeout_fatal, "a timeout, which the model can explain"),
 ])
-def test_run_status_wrong(fn, hint, capsys):
-    assert not check_run_status(fn).passed
-    assert hint in capsys.readouterr().out
+def test_run_status_wrong(fn, hint):
+    verdict = verify_run_status(fn)
+    assert not verdict.passed and hint in str(verdict)
 
 
 def test_unimplemented_exercises_say_so(capsys):
     def todo(*args):
         raise NotImplementedError
 
-    for check in (check_answer_all, check_pair_results, check_make_batches,
-                  check_is_executable, check_run_status):
-        assert not check(todo).passed
+    for name in ("answer_all", "pair_results", "make_batches", "is_executable",
+                 "run_status"):
+        todo.__name__ = name
+        check(todo)
     out = capsys.readouterr().out
     assert out.count("not implemented yet") == 5
     assert out.count("NOT YET (0/1 checks)") == 5
+
+
+def test_check_prints_the_verdict_and_returns_nothing(capsys):
+    assert check(run_status) is None
+    assert capsys.readouterr().out.endswith("run_status: PASSED (11/11 checks)\n")
+
+
+def test_check_names_the_exercises_for_an_unknown_function(capsys):
+    def pair(calls, results):
+        return []
+    check(pair)
+    assert capsys.readouterr().out == (
+        "no exercise is called 'pair'; exercises: answer_all, pair_results, make_batches, "
+        "is_executable, run_status\n")

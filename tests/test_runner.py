@@ -186,3 +186,14 @@ def test_trace_is_readable():
 def test_default_toolset_is_fresh_per_runner():
     assert Runner(OfflineAdapter()).tools is not Runner(OfflineAdapter()).tools
     assert set(incident_tools().tools) == set(Runner(OfflineAdapter()).tools.tools)
+
+
+def test_for_user_marks_partial_answers_and_pauses():
+    runner = Runner(OfflineAdapter())
+    assert runner.run(COMPARE).for_user().startswith("INC-001 is the most severe")
+    partial = runner.run("Which is more severe, INC-001 or INC-999?").for_user()
+    assert partial.startswith("Partial answer (1 of 2 calls answered): INC-001 (critical")
+    assert runner.run("Restart checkout").for_user() == (
+        'Waiting for your approval: restart_service({"service": "checkout"})')
+    failed = runner.run("Search the logs of billing").for_user()
+    assert failed.startswith("The run failed: run-") and "tool_internal_error" in failed
