@@ -74,22 +74,6 @@ def silent_errors(calls, execute):
     return out
 
 
-@pytest.mark.parametrize("fn", [answer_all_loop, answer_all_dict])
-def test_answer_all_right(fn):
-    assert verify_answer_all(fn).passed
-
-
-@pytest.mark.parametrize(("fn", "hint"), [
-    (drops_failed, "did not have response messages: call_x, call_y"),
-    (swaps_ids, "carry another call's result"),
-    (stops_at_first_error, "did not have response messages: call_y, call_z"),
-    (silent_errors, "should say what went wrong"),
-])
-def test_answer_all_wrong(fn, hint):
-    verdict = verify_answer_all(fn)
-    assert not verdict.passed and hint in str(verdict)
-
-
 # --- pair_results ---
 
 
@@ -112,24 +96,6 @@ def pair_by_name(calls, results):
 
 def pair_sorted(calls, results):  # sorts results by id: right only when ids sort like calls
     return list(zip(calls, sorted(results, key=lambda r: r.call_id), strict=False))
-
-
-@pytest.mark.parametrize("fn", [pair_by_table, pair_by_search])
-def test_pair_results_right(fn):
-    out = str(verify_pair_results(fn))
-    assert "positional pairing was wrong in" in out and "right in all 10 runs" in out
-    assert out.endswith("pair_results: PASSED (3/3 checks)")
-
-
-@pytest.mark.parametrize(("fn", "hint"), [
-    (pair_by_position, "was paired with the result of"),
-    (pair_by_name, "a skipped call"),
-    (pair_sorted, "a skipped call"),
-])
-def test_pair_results_wrong(fn, hint):
-    verdict = verify_pair_results(fn)
-    assert not verdict.passed and hint in str(verdict)
-
 
 def test_passing_output_does_not_depend_on_the_implementation():
     assert str(verify_pair_results(pair_by_table)) == str(verify_pair_results(pair_by_search))
@@ -183,22 +149,6 @@ def one_by_one(requests, tools):
     return [[r] for r in requests]
 
 
-@pytest.mark.parametrize("fn", [batches_loop, make_batches])
-def test_make_batches_right(fn):
-    assert verify_make_batches(fn).passed
-
-
-@pytest.mark.parametrize(("fn", "hint"), [
-    (all_safe_together, "must run alone"),
-    (safe_first, "every call exactly once, in request order"),
-    (ignores_approval, "restart_service) shares a batch"),
-    (one_by_one, "consecutive safe calls should share one batch"),
-])
-def test_make_batches_wrong(fn, hint):
-    verdict = verify_make_batches(fn)
-    assert not verdict.passed and hint in str(verdict)
-
-
 # --- is_executable ---
 
 
@@ -241,22 +191,6 @@ def any_json(view):
         return False
 
 
-@pytest.mark.parametrize("fn", [executable, executable_terse])
-def test_is_executable_right(fn):
-    assert verify_is_executable(fn).passed
-
-
-@pytest.mark.parametrize(("fn", "hint"), [
-    (at_first_parse, "the stream has not closed this call yet"),
-    (name_complete, "the stream has not closed this call yet"),
-    (closed_only, "its arguments are not valid JSON"),
-    (any_json, "its arguments must be a JSON object"),
-])
-def test_is_executable_wrong(fn, hint):
-    verdict = verify_is_executable(fn)
-    assert not verdict.passed and hint in str(verdict)
-
-
 # --- run_status ---
 
 FATAL = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
@@ -294,20 +228,55 @@ def timeout_fatal(codes):
     return "failed" if any(c in FATAL | {"tool_timeout"} for c in codes) else status_sets(codes)
 
 
-@pytest.mark.parametrize("fn", [status_sets, status_loop, run_status])
-def test_run_status_right(fn):
-    assert verify_run_status(fn).passed
+# --- every exercise: the right answers pass, each wrong one fails with its hint ---
+
+RIGHT = [
+    (verify_answer_all, answer_all_loop),
+    (verify_answer_all, answer_all_dict),
+    (verify_pair_results, pair_by_table),
+    (verify_pair_results, pair_by_search),
+    (verify_make_batches, batches_loop),
+    (verify_make_batches, make_batches),
+    (verify_is_executable, executable),
+    (verify_is_executable, executable_terse),
+    (verify_run_status, status_sets),
+    (verify_run_status, status_loop),
+    (verify_run_status, run_status),
+]
+
+WRONG = [
+    (verify_answer_all, drops_failed, "did not have response messages: call_x, call_y"),
+    (verify_answer_all, swaps_ids, "carry another call's result"),
+    (verify_answer_all, stops_at_first_error, "did not have response messages: call_y, call_z"),
+    (verify_answer_all, silent_errors, "should say what went wrong"),
+    (verify_pair_results, pair_by_position, "was paired with the result of"),
+    (verify_pair_results, pair_by_name, "a skipped call"),
+    (verify_pair_results, pair_sorted, "a skipped call"),
+    (verify_make_batches, all_safe_together, "must run alone"),
+    (verify_make_batches, safe_first, "every call exactly once, in request order"),
+    (verify_make_batches, ignores_approval, "restart_service) shares a batch"),
+    (verify_make_batches, one_by_one, "consecutive safe calls should share one batch"),
+    (verify_is_executable, at_first_parse, "the stream has not closed this call yet"),
+    (verify_is_executable, name_complete, "the stream has not closed this call yet"),
+    (verify_is_executable, closed_only, "its arguments are not valid JSON"),
+    (verify_is_executable, any_json, "its arguments must be a JSON object"),
+    (verify_run_status, fails_on_any_error,
+     "a business error beside a success [None, 'incident_not_found']: expected 'completed'"),
+    (verify_run_status, approval_fails, "expected 'waiting_for_approval', got 'failed'"),
+    (verify_run_status, ignores_errors, "expected 'failed', got 'completed'"),
+    (verify_run_status, timeout_fatal, "a timeout, which the model can explain"),
+]
 
 
-@pytest.mark.parametrize(("fn", "hint"), [
-    (fails_on_any_error, "a business error beside a success [None, 'incident_not_found']: "
-                         "expected 'completed', got 'failed'"),
-    (approval_fails, "expected 'waiting_for_approval', got 'failed'"),
-    (ignores_errors, "expected 'failed', got 'completed'"),
-    (timeout_fatal, "a timeout, which the model can explain"),
-])
-def test_run_status_wrong(fn, hint):
-    verdict = verify_run_status(fn)
+@pytest.mark.parametrize(("verify", "fn"), RIGHT, ids=lambda x: x.__name__)
+def test_right_answers_pass(verify, fn):
+    assert verify(fn).passed
+
+
+@pytest.mark.parametrize(("verify", "fn", "hint"), WRONG,
+                         ids=lambda x: getattr(x, "__name__", "hint"))
+def test_wrong_answers_fail_with_a_hint(verify, fn, hint):
+    verdict = verify(fn)
     assert not verdict.passed and hint in str(verdict)
 
 
