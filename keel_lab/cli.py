@@ -1,4 +1,4 @@
-"""`keel-lab`: the lab's experiments from the command line, headless."""
+"""`keel-lab`: the lab's experiments, and checks of real streams and histories."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 
 from .errors import LabError
 from .experiments import EXPERIMENTS, Report
+
+FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama")
 
 
 def _bounded(low: int, high: int) -> type[int]:
@@ -41,13 +43,31 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=_bounded(0, 2**63), default=0, help="random seed")
     e.add_argument("--out", type=Path, help="write a PNG plot per experiment into DIR")
     e.add_argument("--json", action="store_true", help="one JSON object per experiment")
+
+    a = sub.add_parser("assemble", help="assemble a recorded stream and diagnose each call",
+                       description="Assemble a provider's recorded stream (SSE text or JSON "
+                                   "lines) and say, call by call, whether it may run. Exit 0 "
+                                   "when every call is executable, 1 when any is not, 2 when "
+                                   "the file cannot be read.")
+    a.add_argument("file", type=Path)
+    a.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    a.add_argument("--json", action="store_true", help="one JSON object")
+
+    v = sub.add_parser("validate", help="check a conversation's tool-call pairing",
+                       description="Check a conversation (a JSON list of messages, or a "
+                                   "request body with 'messages') the way the provider would. "
+                                   "Exit 0 valid, 1 invalid, 2 unreadable.")
+    v.add_argument("file", type=Path)
+    v.add_argument("--format", default="auto", choices=["auto", "openai", "anthropic"])
+    v.add_argument("--json", action="store_true", help="one JSON object")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate}
     try:
-        return _experiments(args)
+        return commands[args.command](args)
     except LabError as exc:
         print(f"keel-lab: error: {exc}", file=sys.stderr)
         return 2
@@ -72,6 +92,31 @@ def _experiments(args: argparse.Namespace) -> int:
         if args.out:
             _save_plot(report, args.out)
     return 0
+
+
+def _assemble(args: argparse.Namespace) -> int:
+    from .wire import diagnose, read_stream
+
+    fmt, records = read_stream(args.file, args.format)
+    diagnosis = diagnose(records, fmt)
+    print(json.dumps(diagnosis.to_dict()) if args.json else diagnosis.table())
+    return 0 if diagnosis.ok else 1
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from .conversation import read_conversation, validate_conversation
+
+    fmt, messages = read_conversation(args.file, args.format)
+    problems = validate_conversation(messages, fmt)
+    if args.json:
+        print(json.dumps({"valid": not problems, "problems": [
+            {"message": p.message, "ids": list(p.ids)} for p in problems]}))
+    else:
+        print(f"{args.file}: {fmt} conversation, " + (
+            "valid" if not problems else f"{len(problems)} problem(s)"))
+        for p in problems:
+            print(f"- {p.message}")
+    return 1 if problems else 0
 
 
 def _save_plot(report: Report, out: Path) -> None:

@@ -34,7 +34,16 @@ class Finish:
     reason: str  # "tool_calls", "stop", "length", ...
 
 
-StreamEvent = ToolCallDelta | TextDelta | Finish
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A wire converter's verdict that one call's content cannot be trusted (e.g. corrupted
+    arguments): the call stays in the history but is answered with an error, never run."""
+
+    index: int
+    reason: str
+
+
+StreamEvent = ToolCallDelta | TextDelta | Finish | Reject
 
 
 class StreamError(LabError):
@@ -55,6 +64,7 @@ class CallState:
     parts: list[str] = field(default_factory=list)
     closed: bool = False
     conflict: str | None = None  # a second, different id for the same index
+    rejected: str | None = None  # why a converter refused this call's content
 
     @property
     def arguments(self) -> str:
@@ -62,6 +72,8 @@ class CallState:
 
     @property
     def parse_error(self) -> str | None:
+        if self.rejected:
+            return self.rejected
         if not self.parts and not self.closed:  # "no arguments" only once the call is closed
             return "no arguments yet"
         return parse_arguments(self.arguments)[1]
@@ -104,6 +116,8 @@ class StreamAssembler:
             self._feed_call(event)
         elif isinstance(event, TextDelta):
             self._text.append(event.text)
+        elif isinstance(event, Reject):
+            self._state(event.index).rejected = event.reason
         else:
             self.finish_reason = event.reason
             for state in self._calls.values():
@@ -114,9 +128,7 @@ class StreamAssembler:
         if type(d.index) is not int or d.index < 0:
             raise LabError(f"event {self.events}: tool call index must be an integer >= 0, "
                            f"got {d.index!r}")
-        state = self._calls.get(d.index)
-        if state is None:
-            state = self._calls[d.index] = CallState(d.index)
+        state = self._state(d.index)
         if d.id:
             if state.id is None:
                 state.id = d.id
@@ -126,6 +138,12 @@ class StreamAssembler:
             state.name += d.name
         if d.arguments:
             state.parts.append(d.arguments)
+
+    def _state(self, index: int) -> CallState:
+        state = self._calls.get(index)
+        if state is None:
+            state = self._calls[index] = CallState(index)
+        return state
 
     @property
     def text(self) -> str:
@@ -149,9 +167,10 @@ class StreamAssembler:
         problems += [f"call at index {s.index}: {s.conflict}" for s in states if s.conflict]
         if problems:
             raise StreamError(problems)
-        return Assembly(AssistantMessage(self.text, calls),
-                        tuple(ToolRequest.from_call(c) for c in calls),
-                        tuple(states), self.finish_reason)
+        requests = tuple(ToolRequest(c.id, c.name, c.arguments, None, s.rejected) if s.rejected
+                         else ToolRequest.from_call(c) for c, s in zip(calls, states, strict=True))
+        return Assembly(AssistantMessage(self.text, calls), requests, tuple(states),
+                        self.finish_reason)
 
     def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
         """What arrived before the stream stopped early: kept for inspection, nothing to run."""

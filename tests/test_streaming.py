@@ -158,3 +158,15 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
     turn = Turn(RunIds.seeded(seed), 0)
     assert assemble(model.stream(messages, tools, turn)).message == model.complete(
         messages, tools, turn)
+
+
+def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
+    from keel_lab.streaming import Reject
+    a = assemble([D(0, id="a", name="f", arguments='{"q": "caf\ufffd"}'),
+                  D(1, id="b", name="f", arguments='{"q": "ok"}'),
+                  Reject(0, "arguments contain U+FFFD"), Finish("tool_calls")])
+    bad, good = a.requests
+    assert bad.input is None and bad.parse_error == "arguments contain U+FFFD"
+    assert a.message.tool_calls[0].arguments == '{"q": "caf\ufffd"}'
+    assert good.input == {"q": "ok"}
+    assert [s.executable for s in a.calls] == [False, True]

@@ -1,0 +1,41 @@
+"""What every wire format shares: the calls seen so far, and the checks made at the finish."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..streaming import Finish, Reject, StreamEvent
+from .diagnostics import Diagnostics
+
+REPLACEMENT = "\ufffd"
+
+
+@dataclass
+class WireCall:
+    """What a converter has seen of one call, to check it before the finish is passed on."""
+
+    id: str | None = None
+    name: str = ""
+    arguments: str = ""
+
+
+def closing(calls: dict[int, WireCall], finish: str, diag: Diagnostics) -> Iterator[StreamEvent]:
+    """Checks every format shares at the finish, then the finish itself."""
+    if calls and finish == "stop":
+        diag.note(None, None, "finish_stop_with_calls",
+                  "finish reason 'stop' although calls were made; the calls are closed by it")
+    seen: dict[str, int] = {}
+    for index, call in sorted(calls.items()):
+        if REPLACEMENT in call.arguments:
+            reason = ("arguments contain U+FFFD: a UTF-8 character was split between chunks "
+                      "and each half encoded on its own, so the arguments are corrupted")
+            diag.note(index, call.id, "split_utf8", reason, "rejected")
+            yield Reject(index, reason)
+        if call.id and call.id in seen:
+            diag.note(index, call.id, "duplicate_id",
+                      f"the call at index {seen[call.id]} has the same id",
+                      "rejected")
+        elif call.id:
+            seen[call.id] = index
+    yield Finish(finish)

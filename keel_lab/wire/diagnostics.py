@@ -1,0 +1,27 @@
+"""What a converter noticed about a stream: each quirk, the call it concerns, and the policy."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    index: int | None  # the call's index in the lab's assembly (None: the whole stream)
+    id: str | None
+    quirk: str
+    message: str
+    action: str = "tolerated"  # tolerated | rejected
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Diagnostics(list[Diagnostic]):
+    """Diagnostics in order of discovery, each quirk reported once per call."""
+
+    def note(self, index: int | None, id: str | None, quirk: str, message: str,
+             action: str = "tolerated") -> None:
+        if not any(d.quirk == quirk and d.index == index for d in self):
+            self.append(Diagnostic(index, id, quirk, message, action))

@@ -1,0 +1,318 @@
+"""Write the recorded streams under data/streams/ from one description of each turn.
+
+The streams follow the providers' documented wire formats; the quirk streams reproduce shapes
+reported in public bug trackers (shared/reference/stream-quirks.md). Generated, not hand-typed,
+so every file is consistent and can be rebuilt: `.venv/bin/python scripts/make_streams.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent.parent / "data" / "streams"
+CREATED = 1764460800  # 2025-11-30T00:00:00Z, fixed so the files never change
+LOOKUPS = [("lookup_incident", {"incident_id": "INC-001"}),
+           ("lookup_incident", {"incident_id": "INC-002"})]
+MIXED = [("lookup_incident", {"incident_id": "INC-003"}),
+         ("get_service_status", {"service": "checkout"}),
+         ("search_logs", {"service": "checkout", "query": "timeout"})]
+
+Record = dict[str, Any]
+
+
+def chunks(text: str, rng: random.Random, low: int = 3, high: int = 9) -> list[str]:
+    out, i = [], 0
+    while i < len(text):
+        n = rng.randint(low, high)
+        out.append(text[i:i + n])
+        i += n
+    return out
+
+
+def call_id(prefix: str, n: int, rng: random.Random, length: int = 24) -> str:
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    return prefix + "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def sse(records: list[Record], named: bool = False, done: bool = False) -> str:
+    parts = [(f"event: {r['type']}\n" if named else "") + f"data: {json.dumps(r, separators=(',', ':'))}\n\n"
+             for r in records]
+    return "".join(parts) + ("data: [DONE]\n\n" if done else "")
+
+
+def jsonl(records: list[Record]) -> str:
+    return "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records)
+
+
+# --- OpenAI Chat Completions ----------------------------------------------------------------
+
+def chat_chunk(delta: Record, finish: str | None = None) -> Record:
+    return {"id": "chatcmpl-keel0001", "object": "chat.completion.chunk", "created": CREATED,
+            "model": "gpt-4o-mini-2024-07-18", "system_fingerprint": "fp_keel01",
+            "choices": [{"index": 0, "delta": delta, "logprobs": None,
+                         "finish_reason": finish}]}
+
+
+def chat_entries(calls: list[tuple[str, Record]], seed: int) -> list[list[Record]]:
+    """Per call: its tool_calls entries, first with id and name, then argument fragments."""
+    rng = random.Random(seed)
+    out = []
+    for i, (name, args) in enumerate(calls):
+        entries = [{"index": i, "id": call_id("call_", i, rng), "type": "function",
+                    "function": {"name": name, "arguments": ""}}]
+        entries += [{"index": i, "function": {"arguments": a}}
+                    for a in chunks(json.dumps(args), rng)]
+        out.append(entries)
+    return out
+
+
+def chat_stream(per_call: list[list[Record]], finish: str = "tool_calls",
+                interleave: bool = False, seed: int = 0) -> list[Record]:
+    order: list[Record] = []
+    if interleave:
+        rng, queues = random.Random(seed), [list(e) for e in per_call]
+        while any(queues):
+            q = rng.choice([q for q in queues if q])
+            order.append(q.pop(0))
+    else:
+        order = [e for entries in per_call for e in entries]
+    records = [chat_chunk({"role": "assistant", "content": None, "refusal": None,
+                           "tool_calls": [order[0]]})]
+    records += [chat_chunk({"tool_calls": [e]}) for e in order[1:]]
+    return [*records, chat_chunk({}, finish)]
+
+
+def chat_answer(text: str, seed: int) -> list[Record]:
+    """A final turn: the answer as content deltas, finish reason "stop"."""
+    pieces = chunks(text, random.Random(seed), 2, 7)
+    records = [chat_chunk({"role": "assistant", "content": "", "refusal": None})]
+    records += [chat_chunk({"content": p}) for p in pieces]
+    return [*records, chat_chunk({}, "stop")]
+
+
+def mutate(per_call: list[list[Record]], fn: Callable[[int, int, Record], Record | None]
+           ) -> list[list[Record]]:
+    """Apply fn(call, fragment number, entry) to every entry; None drops the entry."""
+    out = []
+    for c, entries in enumerate(per_call):
+        kept = [fn(c, k, json.loads(json.dumps(e))) for k, e in enumerate(entries)]
+        out.append([e for e in kept if e is not None])
+    return out
+
+
+def quirks() -> dict[str, str]:
+    base = chat_entries(LOOKUPS, seed=7)
+    ids = [e[0]["id"] for e in base]
+
+    def drop_index(c: int, k: int, e: Record) -> Record:
+        e.pop("index")
+        return e
+
+    def null_index(c: int, k: int, e: Record) -> Record:
+        e["index"] = None
+        return e
+
+    def all_zero(c: int, k: int, e: Record) -> Record:
+        e["index"] = 0
+        return e
+
+    def shift(c: int, k: int, e: Record) -> Record:
+        e["index"] += 1
+        return e
+
+    def as_string(c: int, k: int, e: Record) -> Record:
+        e["index"] = str(e["index"])
+        return e
+
+    def repeat_name(c: int, k: int, e: Record) -> Record:
+        e["function"]["name"] = LOOKUPS[c][0]
+        return e
+
+    def repeat_id(c: int, k: int, e: Record) -> Record:
+        e["id"], e["type"] = ids[c], "function"
+        return e
+
+    def empty_ids(c: int, k: int, e: Record) -> Record:
+        if k:
+            e["id"] = "" if k % 2 else None
+            e["function"]["name"] = None
+        return e
+
+    def change_id(c: int, k: int, e: Record) -> Record:
+        if c == 0 and k == 2:
+            e["id"] = "call_changedMidway0000000000"
+        return e
+
+    def same_id(c: int, k: int, e: Record) -> Record:
+        if c == 1 and k == 0:
+            e["id"] = ids[0]
+        return e
+
+    def with_null_tail(entries: list[list[Record]]) -> list[list[Record]]:
+        return [e + [{"index": c, "function": {"arguments": None}}]
+                for c, e in enumerate(entries)]
+
+    def object_arguments() -> list[list[Record]]:
+        return [[{"index": i, "id": ids[i], "type": "function",
+                  "function": {"name": n, "arguments": a}}] for i, (n, a) in enumerate(LOOKUPS)]
+
+    cafe = [[{"index": 0, "id": ids[0], "type": "function",
+              "function": {"name": "search_logs", "arguments": ""}},
+             {"index": 0, "function": {"arguments": '{"service": "checkout", "query": "caf'}},
+             {"index": 0, "function": {"arguments": '\ufffd\ufffd"}'}}]]
+    escape = [[{"index": 0, "id": ids[0], "type": "function",
+                "function": {"name": "search_logs", "arguments": ""}},
+               {"index": 0, "function": {"arguments": '{"service": "checkout", "query": "caf\\u'}},
+               {"index": 0, "function": {"arguments": '00e9 \\"au'}},
+               {"index": 0, "function": {"arguments": ' lait\\""}'}}]]
+    cut = chat_stream(base)[:-3]
+    return {
+        "index_missing": sse(chat_stream(mutate(base, drop_index)), done=True),
+        "index_null": sse(chat_stream(mutate(base, null_index)), done=True),
+        "all_index_zero": sse(chat_stream(mutate(base, all_zero)), done=True),
+        "sparse_index": sse(chat_stream(mutate(base, shift)), done=True),
+        "index_string": sse(chat_stream(mutate(base, as_string)), done=True),
+        "name_repeated": sse(chat_stream(mutate(base, repeat_name)), done=True),
+        "id_repeated": sse(chat_stream(mutate(base, repeat_id)), done=True),
+        "id_empty_on_continuation": sse(chat_stream(mutate(base, empty_ids)), done=True),
+        "id_changed": sse(chat_stream(mutate(base, change_id)), done=True),
+        "arguments_null_tail": sse(chat_stream(with_null_tail(base)), done=True),
+        "arguments_object": jsonl(chat_stream(object_arguments())),
+        "finish_stop_with_calls": sse(chat_stream(base, finish="stop"), done=True),
+        "split_utf8": sse(chat_stream(cafe), done=True),
+        "split_escape": sse(chat_stream(escape), done=True),
+        "duplicate_id": sse(chat_stream(mutate(base, same_id)), done=True),
+        "truncated": sse(cut),
+    }
+
+
+# --- OpenAI Responses -----------------------------------------------------------------------
+
+def responses(calls: list[tuple[str, Record]], seed: int, reasoning: bool = False
+              ) -> list[Record]:
+    rng = random.Random(seed)
+    seq = iter(range(10_000))
+    resp = {"id": "resp_keel0001", "object": "response", "created_at": CREATED,
+            "status": "in_progress", "model": "gpt-4.1-mini-2025-04-14", "output": []}
+    events: list[Record] = [{"type": "response.created", "sequence_number": next(seq),
+                             "response": resp},
+                            {"type": "response.in_progress", "sequence_number": next(seq),
+                             "response": resp}]
+    output = []
+    offset = 0
+    if reasoning:
+        item = {"id": "rs_keel0001", "type": "reasoning", "summary": []}
+        events += [{"type": "response.output_item.added", "sequence_number": next(seq),
+                    "output_index": 0, "item": item},
+                   {"type": "response.output_item.done", "sequence_number": next(seq),
+                    "output_index": 0, "item": item}]
+        output.append(item)
+        offset = 1
+    for i, (name, args) in enumerate(calls):
+        index, text = i + offset, json.dumps(args)
+        item = {"id": call_id("fc_", i, rng, 20), "type": "function_call",
+                "status": "in_progress", "arguments": "", "call_id": call_id("call_", i, rng),
+                "name": name}
+        events.append({"type": "response.output_item.added", "sequence_number": next(seq),
+                       "output_index": index, "item": item})
+        events += [{"type": "response.function_call_arguments.delta",
+                    "sequence_number": next(seq), "item_id": item["id"],
+                    "output_index": index, "delta": d} for d in chunks(text, rng)]
+        events.append({"type": "response.function_call_arguments.done",
+                       "sequence_number": next(seq), "item_id": item["id"],
+                       "output_index": index, "arguments": text})
+        done = {**item, "status": "completed", "arguments": text}
+        events.append({"type": "response.output_item.done", "sequence_number": next(seq),
+                       "output_index": index, "item": done})
+        output.append(done)
+    events.append({"type": "response.completed", "sequence_number": next(seq),
+                   "response": {**resp, "status": "completed", "output": output}})
+    return events
+
+
+# --- Anthropic Messages ---------------------------------------------------------------------
+
+def anthropic(calls: list[tuple[str, Record]], seed: int, text: str = "") -> list[Record]:
+    rng = random.Random(seed)
+    events: list[Record] = [
+        {"type": "message_start", "message": {
+            "id": "msg_01Keel", "type": "message", "role": "assistant", "content": [],
+            "model": "claude-sonnet-4-5-20250929", "stop_reason": None, "stop_sequence": None,
+            "usage": {"input_tokens": 412, "output_tokens": 1}}},
+        {"type": "ping"}]
+    index = 0
+    if text:
+        events.append({"type": "content_block_start", "index": 0,
+                       "content_block": {"type": "text", "text": ""}})
+        events += [{"type": "content_block_delta", "index": 0,
+                    "delta": {"type": "text_delta", "text": t}} for t in chunks(text, rng)]
+        events.append({"type": "content_block_stop", "index": 0})
+        index = 1
+    for n, (name, args) in enumerate(calls):
+        events.append({"type": "content_block_start", "index": index + n, "content_block": {
+            "type": "tool_use", "id": call_id("toolu_01", n, rng), "name": name, "input": {}}})
+        events.append({"type": "content_block_delta", "index": index + n,
+                       "delta": {"type": "input_json_delta", "partial_json": ""}})
+        events += [{"type": "content_block_delta", "index": index + n,
+                    "delta": {"type": "input_json_delta", "partial_json": p}}
+                   for p in chunks(json.dumps(args), rng)]
+        events.append({"type": "content_block_stop", "index": index + n})
+    events += [{"type": "message_delta", "delta": {"stop_reason": "tool_use",
+                                                   "stop_sequence": None},
+                "usage": {"output_tokens": 96}},
+               {"type": "message_stop"}]
+    return events
+
+
+# --- Ollama ---------------------------------------------------------------------------------
+
+def ollama(calls: list[tuple[str, Record]], one_record: bool = True) -> list[Record]:
+    stamp = iter(f"2025-11-30T00:00:0{i}.000000Z" for i in range(10))
+    head = {"model": "qwen3:8b"}
+    tool_calls = [{"function": {"name": n, "arguments": a}} for n, a in calls]
+    groups = [tool_calls] if one_record else [[c] for c in tool_calls]
+    records = [{**head, "created_at": next(stamp),
+                "message": {"role": "assistant", "content": "", "tool_calls": g},
+                "done": False} for g in groups]
+    records.append({**head, "created_at": next(stamp),
+                    "message": {"role": "assistant", "content": ""}, "done": True,
+                    "done_reason": "stop", "total_duration": 812000000, "eval_count": 41})
+    return records
+
+
+def main() -> None:
+    files = {
+        "openai-chat/one_call.sse": sse(chat_stream(chat_entries(LOOKUPS[:1], 1)), done=True),
+        "openai-chat/parallel_calls.sse": sse(chat_stream(chat_entries(LOOKUPS, 2)),
+                                              done=True),
+        "openai-chat/answer.sse": sse(chat_answer(
+            "INC-001 is more severe: a critical outage of the login API (502s). INC-002 is a "
+            "low-severity slowdown of monthly reports.", 10), done=True),
+        "openai-chat/parallel_calls_interleaved.jsonl": jsonl(chat_stream(
+            chat_entries(MIXED, 3), interleave=True, seed=3)),
+        "openai-responses/one_call.sse": sse(responses(LOOKUPS[:1], 4), named=True),
+        "openai-responses/parallel_calls.sse": sse(responses(LOOKUPS, 5), named=True),
+        "openai-responses/after_reasoning.jsonl": jsonl(responses(MIXED, 6, reasoning=True)),
+        "anthropic/one_call.sse": sse(anthropic(LOOKUPS[:1], 7), named=True),
+        "anthropic/parallel_calls.sse": sse(anthropic(
+            LOOKUPS, 8, "I'll look up both incidents."), named=True),
+        "anthropic/three_calls.jsonl": jsonl(anthropic(MIXED, 9)),
+        "ollama/one_call.jsonl": jsonl(ollama(LOOKUPS[:1])),
+        "ollama/parallel_calls.jsonl": jsonl(ollama(LOOKUPS)),
+        "ollama/calls_in_separate_lines.jsonl": jsonl(ollama(MIXED, one_record=False)),
+    }
+    files.update({f"quirks/{name}.{'jsonl' if text.startswith('{') else 'sse'}": text
+                  for name, text in quirks().items()})
+    for name, text in files.items():
+        path = OUT / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    print(f"wrote {len(files)} streams under {OUT}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,93 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from keel_lab.cli import main
+
+STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+
+
+def test_assemble_json_shape_and_exit_zero(capsys):
+    assert main(["assemble", str(STREAMS / "openai-chat/parallel_calls.sse"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["finish_reason"] == "tool_calls" and out["diagnostics"] == []
+    assert [set(c) for c in out["calls"]] == [{"index", "id", "name", "arguments", "input",
+                                              "executable", "error"}] * 2
+    assert [c["input"] for c in out["calls"]] == [{"incident_id": "INC-001"},
+                                                 {"incident_id": "INC-002"}]
+
+
+def test_assemble_exit_one_with_diagnostics(capsys):
+    assert main(["assemble", str(STREAMS / "quirks/split_utf8.sse"), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["diagnostics"] == [{"index": 0, "id": out["calls"][0]["id"],
+                                   "quirk": "split_utf8", "message": out["calls"][0]["error"],
+                                   "action": "rejected"}]
+
+
+def test_assemble_readable_table(capsys):
+    assert main(["assemble", str(STREAMS / "quirks/all_index_zero.sse")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("format: openai-chat, finish reason: tool_calls")
+    assert "- tolerated index_reused (call 1, id call_" in out
+
+
+def test_assemble_with_a_wrong_format(capsys):
+    path = str(STREAMS / "anthropic/one_call.sse")
+    assert main(["assemble", path, "--format", "ollama"]) == 1
+
+
+def test_assemble_unreadable_exits_two(tmp_path, capsys):
+    path = tmp_path / "x.sse"
+    path.write_bytes(b"\x00\x01")
+    assert main(["assemble", str(path)]) == 2
+    assert capsys.readouterr().err.startswith(f"keel-lab: error: {path}: binary data")
+
+
+CONVERSATION = [
+    {"role": "user", "content": "q"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+        {"id": "call_b", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "call_a", "content": "1"},
+]
+
+
+def test_validate_openai(tmp_path, capsys):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps({"model": "gpt-4o", "messages": CONVERSATION}))
+    assert main(["validate", str(path), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out == {"valid": False, "problems": [{"message": (
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        "call_b"), "ids": ["call_b"]}]}
+    path.write_text(json.dumps([*CONVERSATION, {"role": "tool", "tool_call_id": "call_b",
+                                                "content": "2"}]))
+    assert main(["validate", str(path)]) == 0
+    assert "openai conversation, valid" in capsys.readouterr().out
+
+
+def test_validate_anthropic_auto_detected(tmp_path, capsys):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps([
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "f",
+                                           "input": {}}]},
+        {"role": "user", "content": "what now?"}]))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "anthropic conversation, 1 problem(s)" in out
+    assert "messages.1: `tool_use` ids were found without `tool_result` blocks" in out
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{", "not JSON"), ('{"messages": 3}', "expected a list of message objects"),
+    ('[{"role": "robot"}]', "messages[0]: unknown role 'robot'"),
+])
+def test_validate_unreadable(tmp_path, capsys, content, message):
+    path = tmp_path / "h.json"
+    path.write_text(content)
+    assert main(["validate", str(path)]) == 2
+    assert message in capsys.readouterr().err

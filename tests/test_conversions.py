@@ -1,0 +1,105 @@
+import json
+
+import pytest
+
+from keel_lab import (
+    AssistantMessage,
+    LabError,
+    OfflineAdapter,
+    Runner,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+    validate_history,
+)
+from keel_lab.anthropic_format import from_anthropic, to_anthropic, validate_anthropic
+
+RUN = Runner(OfflineAdapter()).run("Which is more severe, INC-001 or INC-999?")
+HISTORY = [SystemMessage("You are on call."), *RUN.messages]
+
+
+def test_anthropic_round_trip_and_shape():
+    body = to_anthropic(HISTORY)
+    assert body["system"] == "You are on call."
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["user", "assistant", "user", "assistant"]  # both results in one message
+    results = body["messages"][2]["content"]
+    assert [b["tool_use_id"] for b in results] == [c.id for c in RUN.messages[1].tool_calls]
+    assert body["messages"][1]["content"][0]["input"] == {"incident_id": "INC-001"}
+    assert from_anthropic(body["messages"], body["system"]) == HISTORY
+    assert validate_anthropic(body["messages"]) == []
+
+
+def test_anthropic_needs_object_arguments():
+    bad = [UserMessage("q"), AssistantMessage("", (ToolCall("t1", "f", "{oops"),))]
+    with pytest.raises(LabError, match="call t1: Anthropic needs `input` as a JSON object"):
+        to_anthropic(bad)
+
+
+def use(i, *ids):
+    return {"role": "assistant", "content": [
+        {"type": "tool_use", "id": x, "name": "f", "input": {}} for x in ids]}
+
+
+def result(*ids):
+    return {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": x, "content": "ok"} for x in ids]}
+
+
+Q = {"role": "user", "content": "q"}
+
+
+def test_anthropic_missing_result_text():
+    [p] = validate_anthropic([Q, use(1, "toolu_a", "toolu_b"), result("toolu_a")])
+    assert p.message == (
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        "toolu_b. Each `tool_use` block must have a corresponding `tool_result` block in the "
+        "next message.")
+    assert p.ids == ("toolu_b",)
+
+
+def test_anthropic_results_must_come_immediately_after():
+    problems = validate_anthropic([Q, use(1, "toolu_a"), Q, result("toolu_a")])
+    assert [p.kind for p in problems] == ["missing_results", "orphan_result"]
+    assert problems[1].message.startswith(
+        "messages.3.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_a.")
+
+
+def test_anthropic_duplicate_ids():
+    problems = validate_anthropic([Q, use(1, "toolu_a"), result("toolu_a"), use(3, "toolu_a"),
+                                   result("toolu_a")])
+    assert [p.message for p in problems] == [
+        "messages.3.content.0: `tool_use` ids must be unique"]
+
+
+@pytest.mark.parametrize("bad", [[{"role": "system", "content": "x"}],
+                                 [{"role": "user", "content": 5}], ["text"]])
+def test_anthropic_malformed_messages(bad):
+    with pytest.raises(LabError, match=r"messages\.0"):
+        from_anthropic(bad)
+
+
+def test_langchain_round_trip():
+    from langchain_core.messages import AIMessage
+    from langchain_core.messages import ToolMessage as LcToolMessage
+
+    from keel_lab.langchain_format import from_langchain, to_langchain
+    lc = to_langchain(HISTORY)
+    ai = lc[2]
+    assert isinstance(ai, AIMessage)
+    assert [(c["id"], c["name"], c["args"]) for c in ai.tool_calls] == [
+        (c.id, c.name, json.loads(c.arguments)) for c in RUN.messages[1].tool_calls]
+    assert [m.tool_call_id for m in lc if isinstance(m, LcToolMessage)] == [
+        c.id for c in RUN.messages[1].tool_calls]
+    assert from_langchain(lc) == HISTORY
+
+
+def test_langchain_keeps_bad_json_as_invalid_tool_calls():
+    from keel_lab.langchain_format import from_langchain, to_langchain
+    history = [UserMessage("q"), AssistantMessage("", (ToolCall("c1", "f", '{"a": '),)),
+               ToolMessage("c1", "f", "error")]
+    [_, ai, _] = to_langchain(history)
+    assert ai.tool_calls == [] and ai.invalid_tool_calls[0]["args"] == '{"a": '
+    back = from_langchain(to_langchain(history))
+    assert back == history and validate_history(back) == []
