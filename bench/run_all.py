@@ -12,6 +12,7 @@ import sys
 sys.path.insert(0, os.path.dirname(__file__))
 
 import assembler
+import assemblers
 import course
 import import_time
 import virtual_clock
@@ -20,7 +21,7 @@ import virtual_clock
 def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}\n")
     print("| measurement | result |\n|---|---|")
-    for bench in (virtual_clock, assembler, import_time, course):
+    for bench in (virtual_clock, assembler, assemblers, import_time, course):
         for k, v in bench.main().items():
             print(f"| {k} | {v} |")
 

@@ -170,10 +170,28 @@ def outcomes_plot(report: Report) -> Figure:
     return fig
 
 
+def quirks_plot(report: Report) -> Figure:
+    """Per quirk stream: calls that may run and calls refused."""
+    rows = report.rows
+    fig = Figure(figsize=(7.5, 0.45 * len(rows) + 1.2), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    names = [r["stream"] for r in rows]
+    run = [r["may_run"] for r in rows]
+    refused = [r["calls"] - r["may_run"] for r in rows]
+    ax.barh(names, run, color="#66c2a5", label="may run (tolerated, exact calls)")
+    ax.barh(names, refused, left=run, color="#fc8d62", label="refused (never run)")
+    ax.invert_yaxis()
+    ax.set_xlabel("calls in the stream")
+    ax.set_ylabel("recorded stream")
+    ax.set_title("Real-world stream quirks: what the policies decide")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
 PLOTS: dict[str, Callable[[Report], Figure]] = {
     "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
     "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
-    "outcomes": outcomes_plot,
+    "outcomes": outcomes_plot, "quirks": quirks_plot,
 }
 
 

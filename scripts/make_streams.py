@@ -39,8 +39,8 @@ def call_id(prefix: str, n: int, rng: random.Random, length: int = 24) -> str:
 
 
 def sse(records: list[Record], named: bool = False, done: bool = False) -> str:
-    parts = [(f"event: {r['type']}\n" if named else "") + f"data: {json.dumps(r, separators=(',', ':'))}\n\n"
-             for r in records]
+    parts = [(f"event: {r['type']}\n" if named else "")
+             + f"data: {json.dumps(r, separators=(',', ':'))}\n\n" for r in records]
     return "".join(parts) + ("data: [DONE]\n\n" if done else "")
 
 
@@ -153,7 +153,7 @@ def quirks() -> dict[str, str]:
         return e
 
     def with_null_tail(entries: list[list[Record]]) -> list[list[Record]]:
-        return [e + [{"index": c, "function": {"arguments": None}}]
+        return [[*e, {"index": c, "function": {"arguments": None}}]
                 for c, e in enumerate(entries)]
 
     def object_arguments() -> list[list[Record]]:

@@ -25,7 +25,7 @@ def test_all_experiments_one_json_object_each(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["experiment"] for line in lines] == [
         "pairing", "spread", "calls", "order", "exceptions", "streaming", "cancellation",
-        "bad_json", "partial", "outcomes", "faults", "timeline"]
+        "bad_json", "partial", "outcomes", "quirks", "faults", "timeline"]
 
 
 def test_tables_by_default(capsys):

@@ -9,6 +9,7 @@ from .faults import faults
 from .order import order
 from .pairing import calls_sweep, exceptions, pairing, spread_sweep
 from .partial import compare_question, outcome_mix, partial_success
+from .real_streams import quirks_report
 from .report import Progress, Report
 from .streaming import bad_sibling, cancellation, chunk_table
 from .timeline import timeline
@@ -47,6 +48,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("outcomes", "run statuses as tool failures grow, lesson rule vs fail-fast",
                lambda t, c, s, p: outcome_mix(runs=max(1, t // 10), calls=c, seed=s,
                                               progress=p), lambda t: 6 * max(1, t // 10)),
+    Experiment("quirks", "recorded real-world stream quirks and what the policies decide",
+               lambda t, c, s, p: quirks_report()),
     Experiment("faults", "four injected faults beside the correct code",
                lambda t, c, s, p: faults(s)),
     Experiment("timeline", "sequential vs concurrent batches on the virtual clock",
