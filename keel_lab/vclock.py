@@ -3,8 +3,8 @@
 The loop is asyncio's own; only its idea of time changes. When every task is asleep, the
 selector jumps the clock to the next timer instead of blocking, so ten thousand trials with
 delays of hundreds of milliseconds finish in well under a second, in the same order every time.
-(`looptime` does the same for tests; bench/virtual_clock.py measured it about ten times slower
-for this workload, so the lab keeps this small loop.)
+(`looptime` does the same for tests; bench/virtual_clock.py measured it ten to fifteen times
+slower on this workload, so the lab keeps this small loop.)
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Real wire formats: every recorded stream, every quirk policy, bad files."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -174,3 +175,18 @@ def test_server_error_mid_stream_interrupts():
     d = diagnose(records, "anthropic")
     assert not d.ok and "overloaded_error" in d.interrupted
     assert not d.calls[0].executable
+
+
+@pytest.mark.parametrize("path", sorted(STREAMS.rglob("*.*")), ids=lambda p: p.name)
+def test_sse_and_json_lines_give_the_same_diagnosis(tmp_path, path):
+    records = parse_records(path.read_text())
+    if path.suffix == ".sse":
+        other = "".join(("[DONE]" if r.get("__done__") else json.dumps(r)) + "\n"
+                        for r in records if not r.get("__done__"))
+    else:
+        other = "".join(f"data: {json.dumps(r)}\n\n" for r in records)
+    twin = tmp_path / ("twin.jsonl" if path.suffix == ".sse" else "twin.sse")
+    twin.write_text(other)
+    fmt, _ = read_stream(path)
+    assert diagnose(*reversed(read_stream(twin, fmt))).to_dict() == diagnose(
+        records, fmt).to_dict()
