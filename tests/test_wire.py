@@ -93,7 +93,7 @@ def test_split_escape_sequence_is_harmless():
     ("split_utf8.sse", "split_utf8", 0, "arguments contain U+FFFD"),
     ("id_changed.sse", "id_changed", 0, "the id changed from call_U8JZ"),
     ("duplicate_id.sse", "duplicate_id", 1, "the call at index 0 has the same id"),
-    ("truncated.sse", "truncated", None, "ended without a finish reason"),
+    ("truncated.sse", "truncated", None, "ended before a finish reason"),
 ])
 def test_rejected_quirks_run_nothing_and_name_the_call(name, quirk, index, says):
     d = run(f"quirks/{name}")

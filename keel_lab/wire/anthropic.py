@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import LabError
 from ..streaming import StreamEvent, TextDelta, ToolCallDelta
-from .common import WireCall, closing
+from .common import WireCall, closing, whole_index
 from .diagnostics import Diagnostics
 
 
@@ -47,15 +47,9 @@ def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[St
             finished = True
         elif kind == "error":
             raise ConnectionError(f"the server sent an error: {r.get('error')}")
-    if not finished:
-        diag.note(None, None, "truncated", "the stream ended before message_stop: no call "
-                  "was closed, nothing may run", "rejected")
-        return
-    yield from closing(calls, stop_reason or "end_turn", diag)
+    yield from closing(calls, (stop_reason or "end_turn") if finished else None, diag,
+                       "message_stop")
 
 
 def _index(record: dict[str, Any], n: int) -> int:
-    index = record.get("index")
-    if type(index) is not int or index < 0:
-        raise LabError(f"event {n}: content block index {index!r} is not a whole number >= 0")
-    return index
+    return whole_index(record.get("index"), "content block index", f"event {n}")

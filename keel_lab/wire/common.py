@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
+from ..errors import LabError
 from ..streaming import Finish, Reject, StreamEvent
 from .diagnostics import Diagnostics
 
@@ -20,8 +22,21 @@ class WireCall:
     arguments: str = ""
 
 
-def closing(calls: dict[int, WireCall], finish: str, diag: Diagnostics) -> Iterator[StreamEvent]:
-    """Checks every format shares at the finish, then the finish itself."""
+def whole_index(value: Any, what: str, where: str) -> int:
+    """A wire index that must be a whole number >= 0 (bools and floats are not)."""
+    if type(value) is not int or value < 0:
+        raise LabError(f"{where}: {what} {value!r} is not a whole number >= 0")
+    return value
+
+
+def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, end: str
+            ) -> Iterator[StreamEvent]:
+    """Checks every format shares at the finish, then the finish itself. Without a finish
+    (`end` names the event that should have come) nothing is closed and nothing may run."""
+    if finish is None:
+        diag.note(None, None, "truncated", f"the stream ended before {end}: no call was "
+                  "closed, nothing may run", "rejected")
+        return
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
                   "finish reason 'stop' although calls were made; the calls are closed by it")

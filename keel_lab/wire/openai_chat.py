@@ -27,7 +27,7 @@ from typing import Any
 
 from ..errors import LabError
 from ..streaming import StreamEvent, TextDelta, ToolCallDelta
-from .common import WireCall, closing
+from .common import WireCall, closing, whole_index
 from .diagnostics import Diagnostics
 from .records import DONE
 
@@ -55,8 +55,7 @@ class _Normaliser:
         if isinstance(raw, str) and raw.isdigit():
             self.diag.note(None, call_id, "index_string", f"index sent as the string {raw!r}")
             raw = int(raw)
-        if type(raw) is not int or raw < 0:
-            raise LabError(f"{where}: tool call index {raw!r} is not a whole number >= 0")
+        raw = whole_index(raw, "tool call index", where)
         if raw not in self.slot:
             if not self.slot and raw > 0:
                 self.diag.note(None, call_id, "sparse_index",
@@ -132,8 +131,4 @@ def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[St
                 index = norm.place(entry.get("index"), call_id, name, f"chunk {n}")
                 yield norm.delta(index, call_id, name, fn.get("arguments"))
             finish = choice.get("finish_reason") or finish
-    if finish is None:
-        diag.note(None, None, "truncated", "the stream ended without a finish reason: "
-                  "no call was closed, nothing may run", "rejected")
-        return
-    yield from closing(norm.calls, finish, diag)
+    yield from closing(norm.calls, finish, diag, "a finish reason")

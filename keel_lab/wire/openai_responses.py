@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import LabError
 from ..streaming import StreamEvent, TextDelta, ToolCallDelta
-from .common import WireCall, closing
+from .common import WireCall, closing, whole_index
 from .diagnostics import Diagnostics
 
 
@@ -55,11 +55,7 @@ def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[St
             finish = (r.get("response") or {}).get("status") or kind.split(".")[1]
         elif kind in ("response.failed", "error"):
             raise ConnectionError(f"the server reported {kind}: {r.get('error') or r}")
-    if finish is None:
-        diag.note(None, None, "truncated", "the stream ended before response.completed: "
-                  "no call was closed, nothing may run", "rejected")
-        return
-    yield from closing(calls, finish, diag)
+    yield from closing(calls, finish, diag, "response.completed")
 
 
 def _locate(record: dict[str, Any], by_item: dict[str, int], n: int) -> int:
@@ -69,7 +65,4 @@ def _locate(record: dict[str, Any], by_item: dict[str, int], n: int) -> int:
 
 
 def _index(record: dict[str, Any], where: str) -> int:
-    index = record.get("output_index")
-    if type(index) is not int or index < 0:
-        raise LabError(f"{where}: output_index {index!r} is not a whole number >= 0")
-    return index
+    return whole_index(record.get("output_index"), "output_index", where)
