@@ -19,7 +19,7 @@ def stream(total: int) -> list[StreamEvent]:
     events: list[StreamEvent] = [ToolCallDelta(i, id=f"call_{i}", name="store")
                                  for i in range(CALLS)]
     longest = max(len(p) for p in payloads)
-    events += [ToolCallDelta(i, arguments=p[k]) for k in range(longest)
+    events += [ToolCallDelta(i, arguments_delta=p[k]) for k in range(longest)
                for i, p in enumerate(payloads) if k < len(p)]  # round-robin interleaving
     return [*events, Finish("tool_calls")]
 

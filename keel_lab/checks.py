@@ -292,11 +292,11 @@ def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
     three = offline_stream("Which is more severe, INC-001, INC-002 or INC-003?", seed=1,
                            chunk_size=3)
     bad = [e for e in three if not (isinstance(e, ToolCallDelta) and e.index == 1
-                                    and e.arguments and e.arguments.endswith("}"))]
+                                    and e.arguments_delta and e.arguments_delta.endswith("}"))]
     odd: list[StreamEvent] = [
-        ToolCallDelta(0, id="a", name="lookup_incident", arguments='["INC-001"]'),
-        ToolCallDelta(1, name="lookup_incident", arguments="{}"),
-        ToolCallDelta(2, id="c", arguments="{}"), Finish("tool_calls")]
+        ToolCallDelta(0, id="a", name="lookup_incident", arguments_delta='["INC-001"]'),
+        ToolCallDelta(1, name="lookup_incident", arguments_delta="{}"),
+        ToolCallDelta(2, id="c", arguments_delta="{}"), Finish("tool_calls")]
     cases: list[tuple[str, Iterable[StreamEvent]]] = [
         ("one call, fragment by fragment", one),
         ("three interleaved calls", three),

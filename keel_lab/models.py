@@ -133,7 +133,7 @@ def _call_fragments(index: int, call: ToolCall, size: int, rng: random.Random
     names = _chunks(call.name, size, rng)
     frags = [ToolCallDelta(index, id=call.id, name=names[0])]
     frags += [ToolCallDelta(index, name=n) for n in names[1:]]
-    frags += [ToolCallDelta(index, arguments=a) for a in _chunks(call.arguments, size, rng)]
+    frags += [ToolCallDelta(index, arguments_delta=a) for a in _chunks(call.arguments, size, rng)]
     return frags
 
 

@@ -20,8 +20,8 @@ class ToolCallDelta:
 
     index: int
     id: str | None = None
-    name: str | None = None
-    arguments: str | None = None
+    name: str | None = None  # a fragment of the name (usually all of it, in the first delta)
+    arguments_delta: str | None = None  # the next piece of the JSON argument text
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,8 +136,8 @@ class StreamAssembler:
                 state.conflict = f"id changed from {state.id} to {d.id} mid-call"
         if d.name:
             state.name += d.name
-        if d.arguments:
-            state.parts.append(d.arguments)
+        if d.arguments_delta:
+            state.parts.append(d.arguments_delta)
 
     def _state(self, index: int) -> CallState:
         state = self._calls.get(index)

@@ -21,9 +21,9 @@ from keel_lab import (
 
 D = ToolCallDelta
 INTERLEAVED = [
-    D(0, id="call_a", name="explore_code"), D(0, arguments='{"query": '),
-    D(1, id="call_b", name="explore_code"), D(0, arguments='"login"}'),
-    D(1, arguments='{"query": "session"}'), Finish("tool_calls"),
+    D(0, id="call_a", name="explore_code"), D(0, arguments_delta='{"query": '),
+    D(1, id="call_b", name="explore_code"), D(0, arguments_delta='"login"}'),
+    D(1, arguments_delta='{"query": "session"}'), Finish("tool_calls"),
 ]
 
 
@@ -70,13 +70,13 @@ def test_bad_index_is_named(index):
 
 def test_missing_id_names_the_index():
     with pytest.raises(StreamError, match="call at index 1 has no id"):
-        assemble([D(0, id="a", name="f", arguments="{}"), D(1, name="f", arguments="{}"),
-                  Finish("tool_calls")])
+        assemble([D(0, id="a", name="f", arguments_delta="{}"),
+                  D(1, name="f", arguments_delta="{}"), Finish("tool_calls")])
 
 
 def test_missing_name_names_the_index_and_id():
     with pytest.raises(StreamError, match=r"call at index 0 \(id a\) has no name"):
-        assemble([D(0, id="a", arguments="{}"), Finish("tool_calls")])
+        assemble([D(0, id="a", arguments_delta="{}"), Finish("tool_calls")])
 
 
 def test_duplicate_id_names_both_indexes():
@@ -87,11 +87,11 @@ def test_duplicate_id_names_both_indexes():
 
 def test_changed_id_is_refused():
     with pytest.raises(StreamError, match="id changed from a to b mid-call"):
-        assemble([D(0, id="a", name="f"), D(0, id="b", arguments="{}"), Finish("tool_calls")])
+        assemble([D(0, id="a", name="f"), D(0, id="b", arguments_delta="{}"), Finish("tool_calls")])
 
 
 def test_repeated_same_id_is_fine():
-    a = assemble([D(0, id="a", name="f"), D(0, id="a", arguments="{}"), Finish("tool_calls")])
+    a = assemble([D(0, id="a", name="f"), D(0, id="a", arguments_delta="{}"), Finish("tool_calls")])
     assert a.message.tool_calls[0].id == "a"
 
 
@@ -100,8 +100,8 @@ def test_repeated_same_id_is_fine():
     ('["login"]', "must be a JSON object, got list"),
 ])
 def test_bad_arguments_hurt_only_their_own_call(arguments, error):
-    a = assemble([D(0, id="a", name="f", arguments=arguments),
-                  D(1, id="b", name="f", arguments='{"query": "ok"}'), Finish("tool_calls")])
+    a = assemble([D(0, id="a", name="f", arguments_delta=arguments),
+                  D(1, id="b", name="f", arguments_delta='{"query": "ok"}'), Finish("tool_calls")])
     bad, good = a.requests
     assert bad.input is None and error in bad.parse_error
     assert bad.raw_arguments == arguments  # the history keeps what the model sent
@@ -162,8 +162,8 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
 
 def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
     from keel_lab.streaming import Reject
-    a = assemble([D(0, id="a", name="f", arguments='{"q": "caf\ufffd"}'),
-                  D(1, id="b", name="f", arguments='{"q": "ok"}'),
+    a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
+                  D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
                   Reject(0, "arguments contain U+FFFD"), Finish("tool_calls")])
     bad, good = a.requests
     assert bad.input is None and bad.parse_error == "arguments contain U+FFFD"

@@ -94,7 +94,7 @@ def cancellation(question: str = "Which is more severe, INC-001 or INC-002?", se
 def corrupt(events: Sequence[StreamEvent], index: int) -> Iterator[StreamEvent]:
     """The same stream with the last argument fragment of call `index` dropped (bad JSON)."""
     last = max(i for i, e in enumerate(events)
-               if isinstance(e, ToolCallDelta) and e.index == index and e.arguments)
+               if isinstance(e, ToolCallDelta) and e.index == index and e.arguments_delta)
     return (e for i, e in enumerate(events) if i != last)
 
 

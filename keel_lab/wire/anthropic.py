@@ -40,7 +40,7 @@ def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[St
                     raise LabError(f"event {n}: input_json_delta for block {index}, which is "
                                    "not a tool_use block")
                 calls[index].arguments += delta["partial_json"]
-                yield ToolCallDelta(index, arguments=delta["partial_json"])
+                yield ToolCallDelta(index, arguments_delta=delta["partial_json"])
         elif kind == "message_delta":
             stop_reason = (r.get("delta") or {}).get("stop_reason") or stop_reason
         elif kind == "message_stop":

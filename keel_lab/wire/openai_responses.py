@@ -38,13 +38,13 @@ def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[St
                 raise LabError(f"event {n}: arguments for output index {index} before its "
                                "output_item.added")
             calls[index].arguments += r.get("delta") or ""
-            yield ToolCallDelta(index, arguments=r.get("delta") or None)
+            yield ToolCallDelta(index, arguments_delta=r.get("delta") or None)
         elif kind == "response.function_call_arguments.done":
             index = _locate(r, by_item, n)
             done = r.get("arguments") or ""
             if index in calls and not calls[index].arguments and done:
                 calls[index].arguments = done  # a server that sends only the final text
-                yield ToolCallDelta(index, arguments=done)
+                yield ToolCallDelta(index, arguments_delta=done)
             elif index in calls and done != calls[index].arguments:
                 diag.note(index, calls[index].id, "arguments_mismatch",
                           "the final arguments differ from the streamed deltas; the "
