@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from .errors import LabError
@@ -14,7 +14,7 @@ from .experiments import EXPERIMENTS, Report
 FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama")
 
 
-def _bounded(low: int, high: int) -> type[int]:
+def _bounded(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -24,7 +24,7 @@ def _bounded(low: int, high: int) -> type[int]:
             raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
         return value
 
-    return parse  # type: ignore[return-value]
+    return parse
 
 
 def parser() -> argparse.ArgumentParser:

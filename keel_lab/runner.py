@@ -162,6 +162,9 @@ class Runner:
             message = self.model.complete(state.messages, self.tools, turn)
         except LabError as exc:
             return None, (), _Stop(FAILED, f"model turn {turn.step}: {exc}; nothing was run")
+        except Exception as exc:  # the model's server failed (connection, HTTP error, ...)
+            return None, (), _Stop(FAILED, f"model turn {turn.step}: {type(exc).__name__}: "
+                                           f"{exc}; nothing was run")
         problems = call_problems(message.tool_calls)
         if problems:
             return None, (), _Stop(FAILED, f"model turn {turn.step}: {'; '.join(problems)}; "

@@ -78,3 +78,12 @@ def test_only_loopback():
         ReplayServer(TURNS, host="0.0.0.0")
     with ReplayServer(TURNS) as s:
         assert s.url.startswith("http://127.0.0.1:")
+
+
+def test_a_server_that_is_gone_fails_the_run_with_a_message():
+    with ReplayServer(TURNS) as s:
+        url = s.url
+    for stream in (False, True):
+        r = Runner(OpenAIChatAdapter("replay", url, timeout=2), stream=stream).run(QUESTION)
+        assert r.status == "failed" and "APIConnectionError" in r.error
+        assert "nothing was run" in r.error

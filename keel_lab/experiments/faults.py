@@ -7,7 +7,7 @@ reports what the lesson predicts and what actually happened, computed from both 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from ..executor import Emit, Executor, StepResult
@@ -46,7 +46,7 @@ class AppendingExecutor(Executor):
     """Fault 2: tool messages appended in completion order instead of request order."""
 
     async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
-                      approvals: dict[str, bool] | None = None,  # type: ignore[override]
+                      approvals: Mapping[str, bool] | None = None,
                       emit: Emit | None = None) -> StepResult:
         step = await super().execute(requests, tools, approvals, emit)
         return CompletionOrderStep(step.outcomes, step.pending, step.spans)
