@@ -95,10 +95,9 @@ def _experiments(args: argparse.Namespace) -> int:
 
 
 def _assemble(args: argparse.Namespace) -> int:
-    from .wire import diagnose, read_stream
+    from .wire import diagnose_file
 
-    fmt, records = read_stream(args.file, args.format)
-    diagnosis = diagnose(records, fmt)
+    diagnosis = diagnose_file(args.file, args.format)
     print(json.dumps(diagnosis.to_dict()) if args.json else diagnosis.table())
     return 0 if diagnosis.ok else 1
 

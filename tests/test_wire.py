@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from keel_lab import LabError
-from keel_lab.wire import detect, diagnose, read_stream
+from keel_lab.wire import detect, diagnose, diagnose_file, read_stream
 from keel_lab.wire.records import MAX_BYTES, parse_records, sse_events
 
 STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
@@ -18,7 +18,7 @@ MIXED = [("lookup_incident", {"incident_id": "INC-003"}),
 
 
 def run(name, fmt="auto"):
-    return diagnose(*reversed(read_stream(STREAMS / name, fmt)))
+    return diagnose_file(STREAMS / name, fmt)
 
 
 def calls(d):
@@ -188,5 +188,13 @@ def test_sse_and_json_lines_give_the_same_diagnosis(tmp_path, path):
     twin = tmp_path / ("twin.jsonl" if path.suffix == ".sse" else "twin.sse")
     twin.write_text(other)
     fmt, _ = read_stream(path)
-    assert diagnose(*reversed(read_stream(twin, fmt))).to_dict() == diagnose(
+    assert diagnose_file(twin, fmt).to_dict() == diagnose(
         records, fmt).to_dict()
+
+
+def test_server_error_is_a_diagnostic_in_the_json():
+    records = [{"type": "message_start", "message": {}},
+               {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+    out = diagnose(records, "anthropic").to_dict()
+    assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
+        ("server_error", "rejected")]

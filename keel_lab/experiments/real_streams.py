@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..data import DATA_DIR
-from ..wire import diagnose, read_stream, to_events
+from ..wire import diagnose, diagnose_file, read_stream, to_events
 from ..wire.diagnostics import Diagnostics
 from .report import Report
 from .streaming import chunk_rows
@@ -38,7 +38,7 @@ def quirks_report() -> Report:
     """Every quirk stream: what was noticed, what the policy did, how many calls may run."""
     rows, refused = [], 0
     for name in stream_names("quirks"):
-        d = diagnose(*reversed(read_stream(STREAMS / name)))
+        d = diagnose_file(STREAMS / name)
         noticed = sorted({f"{x.quirk} ({x.action})" for x in d.diagnostics})
         may_run = sum(c.executable for c in d.calls)
         refused += may_run < len(d.calls)

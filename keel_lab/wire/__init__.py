@@ -87,8 +87,6 @@ class Diagnosis:
                   + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
                      if d.index is not None else "") + f": {d.message}"
                   for d in self.diagnostics]
-        if self.interrupted:
-            lines.append(f"- stream interrupted: {self.interrupted}")
         return "\n".join(lines)
 
 
@@ -109,6 +107,8 @@ def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
             assembler.feed(event)
     except ConnectionError as exc:
         interrupted = str(exc)
+        diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
+                  "rejected")
     states = assembler.calls()
     for st in states:
         for field_name, value in (("id", st.id), ("name", st.name)):
@@ -125,7 +125,7 @@ def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
 
 
 # Problems that make the core refuse the whole turn, not just the call they concern.
-TURN_LEVEL = {"id_changed", "duplicate_id", "unusable_call", "truncated"}
+TURN_LEVEL = {"id_changed", "duplicate_id", "unusable_call", "truncated", "server_error"}
 
 
 def _error(state: CallState, diag: Diagnostics) -> str | None:
@@ -151,5 +151,11 @@ def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str
     return (detect(records, str(path)) if fmt == "auto" else fmt), records
 
 
-__all__ = ["CONVERTERS", "Diagnosis", "Diagnostic", "detect", "diagnose", "read_stream",
-           "to_events"]
+def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
+    """`diagnose` on a recorded stream file."""
+    fmt, records = read_stream(path, fmt)
+    return diagnose(records, fmt)
+
+
+__all__ = ["CONVERTERS", "Diagnosis", "Diagnostic", "detect", "diagnose", "diagnose_file",
+           "read_stream", "to_events"]
