@@ -194,6 +194,24 @@ def assemble(events: Iterable[StreamEvent]) -> Assembly:
     return assembler.result()
 
 
+def snapshots(events: Iterable[StreamEvent]) -> Iterator[tuple[int, StreamEvent,
+                                                                 list[CallState]]]:
+    """After every event: its number (from 1), the event, and every call so far.
+
+    A stream that dies (cancelled, connection lost) simply ends the snapshots - what arrived is
+    all there is to see; a malformed event (`LabError`) is still raised.
+    """
+    assembler = StreamAssembler()
+    try:
+        for n, event in enumerate(events, 1):
+            assembler.feed(event)
+            yield n, event, assembler.calls()
+    except LabError:
+        raise
+    except Exception:
+        return
+
+
 class StreamCancelled(Exception):
     """Raised into a stream to stand for a user pressing cancel or a dropped connection."""
 

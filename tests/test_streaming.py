@@ -170,3 +170,12 @@ def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
     assert a.message.tool_calls[0].arguments == '{"q": "caf\ufffd"}'
     assert good.input == {"q": "ok"}
     assert [s.executable for s in a.calls] == [False, True]
+
+
+def test_snapshots_stop_quietly_when_the_stream_dies_but_not_on_bad_events():
+    from keel_lab.streaming import snapshots
+    seen = [(n, [(s.index, s.arguments) for s in calls])
+            for n, _, calls in snapshots(cancel_after(INTERLEAVED, 2))]
+    assert seen == [(1, [(0, "")]), (2, [(0, '{"query": ')])]
+    with pytest.raises(LabError, match="index must be an integer"):
+        list(snapshots([D(-1, id="x")]))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..experiments.streaming import offline_stream
-from ..streaming import Finish, StreamAssembler, StreamEvent, ToolCallDelta, cancel_after
+from ..streaming import Finish, StreamEvent, ToolCallDelta, cancel_after, snapshots
 from .verdict import Verdict, guard
 
 
@@ -24,16 +24,8 @@ class CallView:
 
 def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
     """(chunk, view, reference verdict) after every event, for every call so far."""
-    assembler, out = StreamAssembler(), []
-    try:
-        for n, event in enumerate(events, 1):
-            assembler.feed(event)
-            for s in assembler.calls():
-                out.append((n, CallView(s.index, s.id, s.name, s.arguments, s.closed),
-                            s.executable))
-    except Exception:  # a cancelled stream: what arrived stays, closed stays False
-        pass
-    return out
+    return [(n, CallView(s.index, s.id, s.name, s.arguments, s.closed), s.executable)
+            for n, _, calls in snapshots(events) for s in calls]
 
 
 def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:

@@ -16,7 +16,7 @@ from ..models import OfflineAdapter
 from ..policy import FAILED, run_status
 from ..protocol import ToolMessage, ToolRequest
 from ..runner import Runner, RunResult
-from ..streaming import StreamAssembler, StreamEvent, cancel_after
+from ..streaming import StreamEvent, cancel_after, snapshots
 from ..tools import Toolset
 from .report import Report
 from .streaming import executed_calls, offline_stream
@@ -62,16 +62,13 @@ class FailFastRunner(Runner):
 
 def eager_executions(events: Iterable[StreamEvent]) -> list[int]:
     """Fault 3: run a call as soon as its arguments parse. Returns the chunk of each run."""
-    assembler, ran, chunks = StreamAssembler(), set(), []
-    try:
-        for n, event in enumerate(events, 1):
-            assembler.feed(event)
-            for s in assembler.calls():
-                if s.index not in ran and s.id and s.name and s.parses:
-                    ran.add(s.index)
-                    chunks.append(n)
-    except Exception:  # the stream died - but what already ran, ran
-        pass
+    ran: set[int] = set()
+    chunks = []
+    for n, _, calls in snapshots(events):  # if the stream dies, what already ran, ran
+        for s in calls:
+            if s.index not in ran and s.id and s.name and s.parses:
+                ran.add(s.index)
+                chunks.append(n)
     return chunks
 
 

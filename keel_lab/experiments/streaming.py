@@ -13,11 +13,11 @@ from ..models import OfflineAdapter, Turn
 from ..protocol import Message, UserMessage
 from ..streaming import (
     Finish,
-    StreamAssembler,
     StreamEvent,
     ToolCallDelta,
     assemble,
     cancel_after,
+    snapshots,
 )
 from .report import Report
 
@@ -32,12 +32,11 @@ def offline_stream(question: str, seed: int = 0, chunk_size: int = 6,
 
 def chunk_rows(events: Iterable[StreamEvent]) -> list[dict[str, object]]:
     """After every event: the touched call's name and arguments so far, parses?, executable?"""
-    assembler, rows = StreamAssembler(), []
-    for n, event in enumerate(events, 1):
-        assembler.feed(event)
-        touched = ([s for s in assembler.calls() if s.index == event.index]
+    rows = []
+    for n, event, calls in snapshots(events):
+        touched = ([s for s in calls if s.index == event.index]
                    if isinstance(event, ToolCallDelta) else
-                   assembler.calls() if isinstance(event, Finish) else [])
+                   calls if isinstance(event, Finish) else [])
         for s in touched:
             rows.append({"chunk": n, "index": s.index, "name": s.name,
                          "arguments": s.arguments, "parses": s.parses,
