@@ -108,12 +108,10 @@ def _error(message: str) -> dict[str, Any]:
 def _completion(records: list[dict[str, Any]]) -> dict[str, Any]:
     """The non-streaming response for a recorded turn, built from its assembly."""
     d = diagnose(records, "openai-chat")
-    text = "".join(((r.get("choices") or [{}])[0].get("delta") or {}).get("content") or ""
-                   for r in records if r is not DONE)
     calls = [{"id": c.id, "type": "function", "function": {"name": c.name,
                                                            "arguments": c.arguments}}
              for c in d.calls]
-    message: dict[str, Any] = {"role": "assistant", "content": text or None}
+    message: dict[str, Any] = {"role": "assistant", "content": d.text or None}
     if calls:
         message["tool_calls"] = calls
     first = next(r for r in records if r is not DONE)

@@ -66,6 +66,7 @@ class Diagnosis:
     calls: list[WireCallReport]
     diagnostics: list[Diagnostic] = field(default_factory=list)
     interrupted: str | None = None
+    text: str = ""  # the turn's text content, assembled alongside the calls
 
     @property
     def ok(self) -> bool:
@@ -121,7 +122,8 @@ def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
         reports.append(WireCallReport(st.index, st.id, st.name, st.arguments,
                                       None if st.rejected else parse_arguments(st.arguments)[0],
                                       error is None, error))
-    return Diagnosis(fmt, assembler.finish_reason, reports, list(diag), interrupted)
+    return Diagnosis(fmt, assembler.finish_reason, reports, list(diag), interrupted,
+                     assembler.text)
 
 
 # Problems that make the core refuse the whole turn, not just the call they concern.
