@@ -19,8 +19,8 @@ from langchain_core.messages.ai import add_ai_message_chunks
 from openai.lib.streaming.chat import ChatCompletionStreamState
 from openai.types.chat import ChatCompletionChunk
 
-from keel_lab.wire import diagnose
-from keel_lab.wire.records import DONE, parse_records
+from keel_lab.providers.diagnosis import diagnose
+from keel_lab.providers.streams.records import DONE, parse_records
 
 STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
 Calls = list[tuple[str, str, Any]]

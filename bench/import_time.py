@@ -21,7 +21,7 @@ def main() -> dict[str, str]:
     lab = min(once("keel_lab") for _ in range(7))
     plots = min(once("keel_lab.plots") for _ in range(3))
     return {"`import keel_lab` (interpreter start-up subtracted)": f"{lab - base:.3f} s",
-            "`import keel_lab.plots` (matplotlib)": f"{plots - base:.3f} s"}
+            "`import keel_lab.course.plots` (matplotlib)": f"{plots - base:.3f} s"}
 
 
 if __name__ == "__main__":

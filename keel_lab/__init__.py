@@ -1,17 +1,19 @@
 """keel_lab: several tool calls in one turn, streamed or not, paired by call id.
 
-Plotting lives in `keel_lab.plots` and loads matplotlib only when imported.
+`keel_lab.core` holds the lesson's rules, `keel_lab.providers` real providers' formats and
+clients, `keel_lab.course` the course's tooling (plots load matplotlib only when imported).
 """
 
-from .errors import LabError
-from .events import Event
-from .executor import Executor, Span, StepResult, make_batches
-from .history import HistoryProblem, validate_history
-from .ids import RunIds
-from .incident_tools import incident_tools
-from .models import OfflineAdapter, ScriptedAdapter, Turn
-from .policy import FATAL_CODES, run_status
-from .protocol import (
+from keel_lab.core.batching import make_batches
+from keel_lab.core.clock import run_coroutine
+from keel_lab.core.errors import LabError
+from keel_lab.core.events import Event
+from keel_lab.core.executor import Executor, Span, TurnResult
+from keel_lab.core.history import HistoryProblem, validate_history
+from keel_lab.core.ids import RunIds
+from keel_lab.core.model import ScriptedAdapter, Turn
+from keel_lab.core.partial_success import FATAL_CODES, Code, Status, run_status
+from keel_lab.core.protocol import (
     AssistantMessage,
     Message,
     SystemMessage,
@@ -19,32 +21,34 @@ from .protocol import (
     ToolMessage,
     ToolRequest,
     UserMessage,
-    from_openai,
     parse_arguments,
-    to_openai,
 )
-from .runner import Runner, RunResult
-from .streaming import (
+from keel_lab.core.runner import Runner, RunResult
+from keel_lab.core.streaming import (
     Assembly,
     CallState,
     Finish,
+    Readiness,
     StreamAssembler,
     StreamCancelled,
-    StreamError,
     TextDelta,
     ToolCallDelta,
     assemble,
     cancel_after,
+    readiness,
 )
-from .tools import Tool, ToolError, ToolOutcome, Toolset, invoke
-from .vclock import run
+from keel_lab.core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
+from keel_lab.course.incident_tools import incident_tools
+from keel_lab.course.offline_model import OfflineAdapter
+from keel_lab.providers.openai_messages import from_openai, to_openai
 
 __all__ = [
-    "FATAL_CODES", "Assembly", "AssistantMessage", "CallState", "Event", "Executor", "Finish",
-    "HistoryProblem", "LabError", "Message", "OfflineAdapter", "RunIds", "RunResult", "Runner",
-    "ScriptedAdapter", "Span", "StepResult", "StreamAssembler", "StreamCancelled",
-    "StreamError", "SystemMessage", "TextDelta", "Tool", "ToolCall", "ToolCallDelta",
-    "ToolError", "ToolMessage", "ToolOutcome", "ToolRequest", "Toolset", "Turn", "UserMessage",
-    "assemble", "cancel_after", "from_openai", "incident_tools", "invoke", "make_batches",
-    "parse_arguments", "run", "run_status", "to_openai", "validate_history",
+    "FATAL_CODES", "Assembly", "AssistantMessage", "CallState", "Code", "Event", "Executor",
+    "Finish", "HistoryProblem", "LabError", "Message", "OfflineAdapter", "Readiness", "RunIds",
+    "RunResult", "Runner", "ScriptedAdapter", "Span", "Status", "StreamAssembler",
+    "StreamCancelled", "SystemMessage", "TextDelta", "Tool", "ToolCall", "ToolCallDelta",
+    "ToolError", "ToolMessage", "ToolOutcome", "ToolRequest", "Toolset", "Turn", "TurnResult",
+    "UserMessage", "assemble", "cancel_after", "from_openai", "incident_tools", "invoke",
+    "make_batches", "parse_arguments", "readiness", "run_coroutine", "run_status", "to_openai",
+    "validate_history",
 ]

@@ -8,10 +8,9 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from .errors import LabError
-from .experiments import EXPERIMENTS, Report
-
-FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama")
+from keel_lab.core.errors import LabError
+from keel_lab.course.experiments import EXPERIMENTS, Params, Report
+from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
 
 
 def _bounded(low: int, high: int) -> Callable[[str], int]:
@@ -50,7 +49,7 @@ def parser() -> argparse.ArgumentParser:
                                    "when every call is executable, 1 when any is not, 2 when "
                                    "the file cannot be read.")
     a.add_argument("file", type=Path)
-    a.add_argument("--format", default="auto", choices=["auto", *FORMATS])
+    a.add_argument("--format", default="auto", choices=["auto", *STREAM_FORMATS])
     a.add_argument("--json", action="store_true", help="one JSON object")
 
     v = sub.add_parser("validate", help="check a conversation's tool-call pairing",
@@ -58,7 +57,7 @@ def parser() -> argparse.ArgumentParser:
                                    "request body with 'messages') the way the provider would. "
                                    "Exit 0 valid, 1 invalid, 2 unreadable.")
     v.add_argument("file", type=Path)
-    v.add_argument("--format", default="auto", choices=["auto", "openai", "anthropic"])
+    v.add_argument("--format", default="auto", choices=["auto", *HISTORY_FORMATS])
     v.add_argument("--json", action="store_true", help="one JSON object")
     return p
 
@@ -82,12 +81,13 @@ def _experiments(args: argparse.Namespace) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise LabError(f"cannot write plots to {args.out}: {exc.strerror}") from exc
+    params = Params(args.trials, args.calls, args.seed)
     for name in names:
         experiment = EXPERIMENTS[name]
-        total = experiment.progress_total(args.trials)
+        total = experiment.progress_total(params)
         with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit="trial",
                   disable=None if total >= 5000 else True) as bar:
-            report = experiment.run(args.trials, args.calls, args.seed, bar.update)
+            report = experiment.run(params, bar.update)
         print(json.dumps(report.to_dict()) if args.json else report.table() + "\n")
         if args.out:
             _save_plot(report, args.out)
@@ -95,7 +95,7 @@ def _experiments(args: argparse.Namespace) -> int:
 
 
 def _assemble(args: argparse.Namespace) -> int:
-    from .wire import diagnose_file
+    from keel_lab.providers.diagnosis import diagnose_file
 
     diagnosis = diagnose_file(args.file, args.format)
     print(json.dumps(diagnosis.to_dict()) if args.json else diagnosis.table())
@@ -103,7 +103,7 @@ def _assemble(args: argparse.Namespace) -> int:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from .conversation import read_conversation, validate_conversation
+    from keel_lab.providers.conversation import read_conversation, validate_conversation
 
     fmt, messages = read_conversation(args.file, args.format)
     problems = validate_conversation(messages, fmt)
@@ -119,7 +119,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _save_plot(report: Report, out: Path) -> None:
-    from .plots import plot  # matplotlib loads only when plots are asked for
+    from keel_lab.course.plots import plot  # matplotlib loads only when plots are asked for
 
     fig = plot(report)
     if fig is not None:

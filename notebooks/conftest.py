@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from keel_lab.editions import function_name, source, tags
+from keel_lab.course.editions import function_name, source, tags
 
 _exercise_of: dict[str, str] = {}
 _outcome: dict[str, str] = {}

@@ -15,7 +15,7 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from keel_lab.editions import learner_edition, problems, tags
+from keel_lab.course.editions import learner_edition, problems, tags
 
 ROOT = Path(__file__).resolve().parent.parent / "notebooks"
 SOLUTIONS = ROOT / "solutions"

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from keel_lab import ToolMessage, make_batches, run_status
-from keel_lab.checks import (
+from keel_lab.course.checks import (
     check,
     verify_answer_all,
     verify_is_executable,
@@ -155,6 +155,8 @@ def one_by_one(requests, tools):
 def executable(view):
     if not view.closed or not view.id or not view.name:
         return False
+    if view.arguments == "":  # a parameterless tool
+        return True
     try:
         return isinstance(json.loads(view.arguments), dict)
     except json.JSONDecodeError:
@@ -163,7 +165,8 @@ def executable(view):
 
 def executable_terse(v):
     try:
-        return bool(v.closed and v.id and v.name and type(json.loads(v.arguments)) is dict)
+        return bool(v.closed and v.id and v.name
+                    and type(json.loads(v.arguments or "{}")) is dict)
     except ValueError:
         return False
 
@@ -171,6 +174,16 @@ def executable_terse(v):
 def at_first_parse(view):
     try:
         return bool(view.id and view.name) and isinstance(json.loads(view.arguments), dict)
+    except ValueError:
+        return False
+
+
+def json_only(view):
+    """Right but for a parameterless tool: empty arguments are not JSON."""
+    if not (view.closed and view.id and view.name):
+        return False
+    try:
+        return isinstance(json.loads(view.arguments), dict)
     except ValueError:
         return False
 
@@ -258,8 +271,9 @@ WRONG = [
     (verify_make_batches, one_by_one, "consecutive safe calls should share one batch"),
     (verify_is_executable, at_first_parse, "the stream has not closed this call yet"),
     (verify_is_executable, name_complete, "the stream has not closed this call yet"),
-    (verify_is_executable, closed_only, "its arguments are not valid JSON"),
-    (verify_is_executable, any_json, "its arguments must be a JSON object"),
+    (verify_is_executable, closed_only, "arguments are not valid JSON"),
+    (verify_is_executable, any_json, "arguments must be a JSON object"),
+    (verify_is_executable, json_only, 'a parameterless tool: arguments "" or {}, chunk 3'),
     (verify_run_status, fails_on_any_error,
      "a business error beside a success [None, 'incident_not_found']: expected 'completed'"),
     (verify_run_status, approval_fails, "expected 'waiting_for_approval', got 'failed'"),

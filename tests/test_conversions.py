@@ -13,7 +13,7 @@ from keel_lab import (
     UserMessage,
     validate_history,
 )
-from keel_lab.anthropic_format import from_anthropic, to_anthropic, validate_anthropic
+from keel_lab.providers.anthropic_messages import from_anthropic, to_anthropic, validate_anthropic
 
 RUN = Runner(OfflineAdapter()).run("Which is more severe, INC-001 or INC-999?")
 HISTORY = [SystemMessage("You are on call."), *RUN.messages]
@@ -84,7 +84,7 @@ def test_langchain_round_trip():
     from langchain_core.messages import AIMessage
     from langchain_core.messages import ToolMessage as LcToolMessage
 
-    from keel_lab.langchain_format import from_langchain, to_langchain
+    from keel_lab.providers.langchain_messages import from_langchain, to_langchain
     lc = to_langchain(HISTORY)
     ai = lc[2]
     assert isinstance(ai, AIMessage)
@@ -96,7 +96,7 @@ def test_langchain_round_trip():
 
 
 def test_langchain_keeps_bad_json_as_invalid_tool_calls():
-    from keel_lab.langchain_format import from_langchain, to_langchain
+    from keel_lab.providers.langchain_messages import from_langchain, to_langchain
     history = [UserMessage("q"), AssistantMessage("", (ToolCall("c1", "f", '{"a": '),)),
                ToolMessage("c1", "f", "error")]
     [_, ai, _] = to_langchain(history)

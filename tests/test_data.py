@@ -1,4 +1,4 @@
-from keel_lab import data
+from keel_lab.course import data
 
 
 def test_incidents_data_set():

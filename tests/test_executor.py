@@ -1,7 +1,7 @@
 import json
 
-from keel_lab import Executor, ToolRequest, make_batches, run
-from keel_lab.executor import seeded_latency
+from keel_lab import Executor, ToolRequest, make_batches, run_coroutine
+from keel_lab.core.executor import seeded_latency
 
 
 def req(i, name, **args):
@@ -30,8 +30,8 @@ def test_concurrent_batch_costs_its_slowest_call(tools):
     latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2, "c3": 0.05}
     def lat(r):
         return latency[r.call_id]
-    seq = run(Executor(1, lat).execute([*READS, NOTE], tools))
-    con = run(Executor(4, lat).execute([*READS, NOTE], tools))
+    seq = run_coroutine(Executor(1, lat).execute([*READS, NOTE], tools))
+    con = run_coroutine(Executor(4, lat).execute([*READS, NOTE], tools))
     assert max(s.end for s in seq.spans) == sum(latency.values())
     assert max(s.end for s in con.spans) == 0.3 + 0.05
     note = next(s for s in con.spans if s.call_id == "c3")
@@ -40,13 +40,13 @@ def test_concurrent_batch_costs_its_slowest_call(tools):
 
 def test_limit_caps_how_many_run_at_once(tools):
     many = [req(i, "lookup_incident", incident_id="INC-001") for i in range(6)]
-    step = run(Executor(2, lambda r: 1.0).execute(many, tools))
+    step = run_coroutine(Executor(2, lambda r: 1.0).execute(many, tools))
     assert sorted(s.start for s in step.spans) == [0, 0, 1, 1, 2, 2]
 
 
 def test_results_are_kept_by_call_id_whatever_the_finish_order(tools):
     latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2}
-    step = run(Executor(3, lambda r: latency[r.call_id]).execute(READS, tools))
+    step = run_coroutine(Executor(3, lambda r: latency[r.call_id]).execute(READS, tools))
     assert [s.call_id for s in step.spans] == ["c1", "c2", "c0"]  # finish order
     assert [m.tool_call_id for m in step.messages(READS)] == ["c0", "c1", "c2"]
     for r in READS[:2]:
@@ -56,22 +56,22 @@ def test_results_are_kept_by_call_id_whatever_the_finish_order(tools):
 def test_approval_stops_the_step_and_nothing_after_it_runs(tools):
     requests = [READS[0], RESTART, READS[1]]
     events = []
-    step = run(Executor(4).execute(requests, tools, emit=events.append))
+    step = run_coroutine(Executor(4).execute(requests, tools, emit=events.append))
     assert list(step.outcomes) == ["c0"]
     assert [r.call_id for r in step.pending] == ["c4", "c1"]
     assert [(e.kind, e.ref) for e in events][-1] == ("tool.awaiting_approval", "c4")
 
 
 def test_decisions_run_or_deny_the_gated_call(tools):
-    yes = run(Executor().execute([RESTART], tools, {"c4": True}))
-    no = run(Executor().execute([RESTART], tools, {"c4": False}))
+    yes = run_coroutine(Executor().execute([RESTART], tools, {"c4": True}))
+    no = run_coroutine(Executor().execute([RESTART], tools, {"c4": False}))
     assert yes.outcomes["c4"].ok and no.outcomes["c4"].code == "approval_denied"
 
 
 def test_every_request_gets_exactly_one_outcome_even_when_things_fail(tools):
     requests = [*READS, UNKNOWN, req(6, "search_logs", service="billing"),
                 ToolRequest("c7", "lookup_incident", "{oops", None, "not valid JSON")]
-    step = run(Executor(4).execute(requests, tools))
+    step = run_coroutine(Executor(4).execute(requests, tools))
     assert sorted(step.outcomes) == sorted(r.call_id for r in requests)
     assert [step.outcomes[c].code for c in ("c5", "c6", "c7")] == [
         "unknown_tool", "tool_internal_error", "invalid_arguments"]
@@ -79,7 +79,7 @@ def test_every_request_gets_exactly_one_outcome_even_when_things_fail(tools):
 
 def test_events_carry_call_ids(tools):
     events = []
-    run(Executor(4).execute(READS[:2], tools, emit=events.append))
+    run_coroutine(Executor(4).execute(READS[:2], tools, emit=events.append))
     assert [(e.kind, e.ref) for e in events] == [
         ("tool.requested", "c0"), ("tool.requested", "c1"),
         ("tool.finished", "c0"), ("tool.finished", "c1")]

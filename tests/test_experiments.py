@@ -4,20 +4,26 @@ import math
 import pytest
 
 from keel_lab import LabError
-from keel_lab.experiments import EXPERIMENTS, compare_question
-from keel_lab.experiments.faults import eager_executions, faults
-from keel_lab.experiments.order import order
-from keel_lab.experiments.pairing import calls_sweep, exceptions, pairing, spread_sweep, theory
-from keel_lab.experiments.partial import partial_success
-from keel_lab.experiments.streaming import (
+from keel_lab.core.streaming import cancel_after
+from keel_lab.course.experiments import EXPERIMENTS, Params
+from keel_lab.course.experiments.batching import timeline
+from keel_lab.course.experiments.faults import eager_executions, faults
+from keel_lab.course.experiments.pairing import (
+    calls_sweep,
+    exceptions,
+    order,
+    pairing,
+    spread_sweep,
+    theory,
+)
+from keel_lab.course.experiments.partial_success import partial_success
+from keel_lab.course.experiments.streaming import (
     bad_sibling,
     cancellation,
     chunk_rows,
     chunk_table,
-    offline_stream,
 )
-from keel_lab.experiments.timeline import timeline
-from keel_lab.streaming import cancel_after
+from keel_lab.course.scenarios import compare_question, offline_stream
 
 
 def test_pairing_counts_follow_the_lesson():
@@ -140,7 +146,7 @@ def test_timeline_concurrent_is_faster_and_the_write_runs_alone():
     assert wall["concurrent(limit=4)"] < wall["sequential"]
     assert wall["sequential"] == pytest.approx(r.data["sum_of_latencies_s"])
     assert ["call-3"] in r.data["batches"]
-    spans = {(s["mode"], s["call"]): s for s in r.data["spans"]}
+    spans = {(s["mode"], s["call"]): s for s in r.rows}
     write = spans[("concurrent(limit=4)", "call-3")]
     before = [spans[("concurrent(limit=4)", f"call-{i}")]["end_ms"] for i in range(3)]
     assert write["start_ms"] >= max(before)
@@ -148,7 +154,7 @@ def test_timeline_concurrent_is_faster_and_the_write_runs_alone():
 
 @pytest.mark.parametrize("name", list(EXPERIMENTS))
 def test_every_experiment_runs_and_is_json_ready(name):
-    report = EXPERIMENTS[name].run(50, 3, 0, None)
+    report = EXPERIMENTS[name].run(Params(50, 3, 0))
     assert json.loads(json.dumps(report.to_dict()))["experiment"] == report.name
     assert report.table().splitlines()[0].startswith(report.name)
     assert report.rows
@@ -160,7 +166,7 @@ def test_compare_question():
 
 
 def test_outcome_mix_business_errors_complete_crashes_fail():
-    from keel_lab.experiments.partial import outcome_mix
+    from keel_lab.course.experiments.partial_success import outcome_mix
     rows = outcome_mix((0.0, 0.3), runs=60, seed=1).rows
     assert rows[0] == {"failure_rate": 0.0, "completed": 1.0, "partial": 0.0, "failed": 0.0,
                        "failed_if_fail_fast": 0.0}

@@ -1,5 +1,5 @@
 from keel_lab import AssistantMessage, ToolCall, ToolMessage, UserMessage, validate_history
-from keel_lab.history import MISSING_RESULTS
+from keel_lab.core.history import MISSING_RESULTS
 
 Q = UserMessage("q")
 

@@ -1,9 +1,9 @@
 """Notebook helpers without a browser: moving a control re-runs the experiment and redraws."""
 
-from keel_lab.experiments.pairing import pairing
-from keel_lab.experiments.timeline import timeline
-from keel_lab.notebook import Explorer, float_slider, png, show, slider
-from keel_lab.plots import pairing_bars
+from keel_lab.course.experiments.batching import timeline
+from keel_lab.course.experiments.pairing import pairing
+from keel_lab.course.notebook import Explorer, float_slider, png, show, slider
+from keel_lab.course.plots import pairing_bars
 
 
 def test_moving_a_slider_reruns_and_redraws():

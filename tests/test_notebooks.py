@@ -9,7 +9,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from keel_lab.editions import (
+from keel_lab.course.editions import (
     STUB,
     exercises,
     fill_solutions,
@@ -124,10 +124,10 @@ def test_unsolved_learner_notebook_fails_exactly_at_its_checks(path):
 
 
 def test_make_check_names_each_exercise(tmp_path):
-    learner = ROOT / "02_pair_by_call_id.ipynb"
+    learner = ROOT / "02_pairing.ipynb"
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p",
          "no:cacheprovider", str(learner)], capture_output=True, text=True, cwd=ROOT.parent)
     assert result.returncode == 1
-    assert "notebooks/02_pair_by_call_id.ipynb: pair_results: NOT YET" in result.stdout
+    assert "notebooks/02_pairing.ipynb: pair_results: NOT YET" in result.stdout
     assert "1 failed" in result.stdout

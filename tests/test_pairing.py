@@ -3,8 +3,8 @@ import math
 
 import pytest
 
-from keel_lab import ToolCall, run
-from keel_lab.pairing import (
+from keel_lab import ToolCall, run_coroutine
+from keel_lab.core.pairing import (
     STRATEGIES,
     Result,
     by_call_id,
@@ -28,7 +28,7 @@ async def execute(call):
 
 
 def pair(strategy, calls=CALLS, denied=frozenset()):
-    return run(strategy(calls, execute, denied))
+    return run_coroutine(strategy(calls, execute, denied))
 
 
 def got(pairs):
@@ -87,6 +87,6 @@ def test_every_strategy_is_right_when_nothing_reorders_or_skips(name):
 
 
 def test_theory_matches_factorial():
-    from keel_lab.experiments.pairing import theory
+    from keel_lab.course.experiments.pairing import theory
     assert [round(theory(n), 4) for n in (1, 2, 3, 4)] == [0, 0.5, round(1 - 1 / 6, 4),
                                                            round(1 - 1 / math.factorial(4), 4)]

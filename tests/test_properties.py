@@ -6,7 +6,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keel_lab.wire import diagnose
+from keel_lab.providers.diagnosis import diagnose
 
 CALLS = [("call_a", "lookup_incident", {"incident_id": "INC-001"}),
          ("call_b", "search_logs", {"service": "checkout", "query": "café \"au lait\" ☕"}),

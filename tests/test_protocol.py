@@ -12,7 +12,7 @@ from keel_lab import (
     parse_arguments,
     to_openai,
 )
-from keel_lab.protocol import call_problems
+from keel_lab.core.protocol import call_problems
 
 HISTORY = [
     SystemMessage("You are on call."),
@@ -79,7 +79,7 @@ def test_request_keeps_both_shapes():
 
 def test_call_problems_name_each_bad_call():
     calls = [ToolCall("", "f", "{}"), ToolCall("x", "", "{}"), ToolCall("x", "f", "{}")]
-    assert call_problems(calls) == [
+    assert [p.message for p in call_problems(calls)] == [
         "tool_calls[0] has no id",
         "tool_calls[1] (id x) has no name",
         "tool_calls[2] (id x) reuses the id of tool_calls[1]",

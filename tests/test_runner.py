@@ -16,7 +16,7 @@ from keel_lab import (
     incident_tools,
     validate_history,
 )
-from keel_lab.experiments.streaming import corrupt
+from keel_lab.course.experiments.streaming import corrupt
 
 COMPARE = "Which is more severe, INC-001 or INC-002?"
 
@@ -96,9 +96,13 @@ def test_internal_error_fails_the_run_but_every_call_is_answered():
     assert validate_history(r.messages) == []
 
 
+class Scripted(ScriptedAdapter):
+    tools = incident_tools()  # what the offline model brings, so Runner needs no tools=
+
+
 def scripted(*calls):
-    return ScriptedAdapter([AssistantMessage("", tuple(ToolCall(*c) for c in calls)),
-                            AssistantMessage("done")])
+    return Scripted([AssistantMessage("", tuple(ToolCall(*c) for c in calls)),
+                     AssistantMessage("done")])
 
 
 def test_unknown_tool_fails_the_run():
@@ -169,11 +173,11 @@ def test_dependent_calls_take_two_turns():
     assert r.messages[3].tool_calls[0].arguments == '{"service": "checkout"}'
 
 
-def test_max_steps():
+def test_max_turns():
     looping = ScriptedAdapter([AssistantMessage("", (ToolCall(f"c{i}", "lookup_incident",
                                                               '{"incident_id": "INC-001"}'),))
                                for i in range(5)])
-    r = Runner(looping, max_steps=3).run("q")
+    r = Runner(looping, incident_tools(), max_turns=3).run("q")
     assert (r.status, r.error) == ("failed", "no answer after 3 model turns")
 
 

@@ -6,10 +6,10 @@ from keel_lab import (
     Finish,
     LabError,
     OfflineAdapter,
+    Readiness,
     RunIds,
     StreamAssembler,
     StreamCancelled,
-    StreamError,
     TextDelta,
     ToolCallDelta,
     Turn,
@@ -17,6 +17,7 @@ from keel_lab import (
     assemble,
     cancel_after,
     incident_tools,
+    readiness,
 )
 
 D = ToolCallDelta
@@ -68,26 +69,53 @@ def test_bad_index_is_named(index):
         assemble([D(index, id="x")])
 
 
+def refused(events):
+    """The assembly of a turn that must be refused whole: nothing of it may run."""
+    a = assemble(events)
+    assert a.message is None and a.requests == ()
+    assert not any(a.readiness(s).executable for s in a.calls)
+    return a
+
+
 def test_missing_id_names_the_index():
-    with pytest.raises(StreamError, match="call at index 1 has no id"):
-        assemble([D(0, id="a", name="f", arguments_delta="{}"),
-                  D(1, name="f", arguments_delta="{}"), Finish("tool_calls")])
+    a = refused([D(0, id="a", name="f", arguments_delta="{}"),
+                 D(1, name="f", arguments_delta="{}"), Finish("tool_calls")])
+    assert a.refused == "call at index 1 has no id"
+    assert [(p.index, p.kind) for p in a.problems] == [(1, "unusable_call")]
 
 
 def test_missing_name_names_the_index_and_id():
-    with pytest.raises(StreamError, match=r"call at index 0 \(id a\) has no name"):
-        assemble([D(0, id="a", arguments_delta="{}"), Finish("tool_calls")])
+    a = refused([D(0, id="a", arguments_delta="{}"), Finish("tool_calls")])
+    assert a.refused == "call at index 0 (id a) has no name"
 
 
 def test_duplicate_id_names_both_indexes():
-    with pytest.raises(StreamError) as err:
-        assemble([D(0, id="a", name="f"), D(1, id="a", name="g"), Finish("tool_calls")])
-    assert err.value.problems == ["call at index 1 (id a) reuses the id of call at index 0"]
+    a = refused([D(0, id="a", name="f"), D(1, id="a", name="g"), Finish("tool_calls")])
+    assert a.refused == "call at index 1 (id a) reuses the id of call at index 0"
+    assert [(p.index, p.kind) for p in a.problems] == [(1, "duplicate_id")]
 
 
 def test_changed_id_is_refused():
-    with pytest.raises(StreamError, match="id changed from a to b mid-call"):
-        assemble([D(0, id="a", name="f"), D(0, id="b", arguments_delta="{}"), Finish("tool_calls")])
+    a = refused([D(0, id="a", name="f"), D(0, id="b", arguments_delta="{}"),
+                 Finish("tool_calls")])
+    assert a.refused == "call at index 0: id changed from a to b mid-call"
+
+
+@pytest.mark.parametrize("arguments", [None, "{}"])
+def test_a_parameterless_call_runs(arguments):
+    a = assemble([D(0, id="p", name="list_services", arguments_delta=arguments),
+                  Finish("tool_calls")])
+    assert a.calls[0].readiness == Readiness(True, "complete and closed: it may run")
+    assert a.requests[0].input == {}
+
+
+def test_readiness_names_the_first_reason():
+    assert readiness(None, "f", "{}", True).reason == "the call has no id"
+    assert readiness("a", "", "{}", True).reason == "the call has no name"
+    assert "not closed" in readiness("a", "f", "{}", False).reason.replace("has not closed",
+                                                                           "not closed")
+    assert readiness("a", "f", "[1]", True).reason == "arguments must be a JSON object, got list"
+    assert readiness("a", "f", "{}", True, rejected="corrupt").reason == "corrupt"
 
 
 def test_repeated_same_id_is_fine():
@@ -125,7 +153,7 @@ def test_text_deltas_become_content():
 def test_cancelled_stream_runs_nothing_and_keeps_what_arrived():
     a = assemble(cancel_after(INTERLEAVED, 4))
     assert a.message is None and a.requests == () and a.cancelled
-    assert "cancelled after 4 events" in a.interrupted
+    assert "cancelled after 4 events" in a.refused
     assert [(s.index, s.arguments) for s in a.calls] == [(0, '{"query": "login"}'), (1, "")]
 
 
@@ -135,12 +163,12 @@ def test_stream_that_raises_runs_nothing():
         raise ConnectionResetError("peer went away")
     a = assemble(broken())
     assert a.requests == () and not a.cancelled
-    assert a.interrupted == "stream raised ConnectionResetError: peer went away"
+    assert a.refused == "stream raised ConnectionResetError: peer went away"
 
 
 def test_stream_without_finish_runs_nothing():
     a = assemble(INTERLEAVED[:-1])
-    assert a.requests == () and a.interrupted == "stream ended before a finish reason"
+    assert a.requests == () and a.refused == "stream ended before a finish reason"
 
 
 def test_cancel_after_raises_stream_cancelled():
@@ -161,7 +189,7 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
 
 
 def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
-    from keel_lab.streaming import Reject
+    from keel_lab.core.streaming import Reject
     a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
                   D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
                   Reject(0, "arguments contain U+FFFD"), Finish("tool_calls")])
@@ -173,7 +201,7 @@ def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
 
 
 def test_snapshots_stop_quietly_when_the_stream_dies_but_not_on_bad_events():
-    from keel_lab.streaming import snapshots
+    from keel_lab.core.streaming import snapshots
     seen = [(n, [(s.index, s.arguments) for s in calls])
             for n, _, calls in snapshots(cancel_after(INTERLEAVED, 2))]
     assert seen == [(1, [(0, "")]), (2, [(0, '{"query": ')])]

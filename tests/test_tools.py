@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from keel_lab import Tool, ToolCall, ToolRequest, Toolset, invoke, run
+from keel_lab import Tool, ToolCall, ToolRequest, Toolset, invoke, run_coroutine
 
 
 def request(name, arguments, call_id="call_1"):
@@ -11,7 +11,7 @@ def request(name, arguments, call_id="call_1"):
 
 
 def outcome(tools, name, arguments, latency=0.0):
-    return run(invoke(tools.get(name), request(name, arguments), latency))
+    return run_coroutine(invoke(tools.get(name), request(name, arguments), latency))
 
 
 def test_lookup_returns_the_incident(tools):
@@ -46,7 +46,7 @@ def test_bad_arguments_never_reach_the_tool(arguments, detail):
         "type": "object", "properties": {"incident_id": {"type": "string",
                                                           "pattern": "^INC-[0-9]{3}$"}},
         "required": ["incident_id"], "additionalProperties": False}, lambda **kw: ran.append(kw))
-    o = run(invoke(tool, request("lookup_incident", arguments)))
+    o = run_coroutine(invoke(tool, request("lookup_incident", arguments)))
     assert o.code == "invalid_arguments" and detail in o.detail
     assert ran == []
 
@@ -58,7 +58,7 @@ def _tool(fn, **kw):
 def test_tool_raising_is_an_internal_error():
     def boom():
         raise KeyError("shard 7")
-    o = run(invoke(_tool(boom), request("t", "{}")))
+    o = run_coroutine(invoke(_tool(boom), request("t", "{}")))
     assert (o.code, o.detail) == ("tool_internal_error", "KeyError: 'shard 7'")
 
 
@@ -66,12 +66,12 @@ def test_slow_tool_times_out_on_the_virtual_clock():
     async def slow():
         await asyncio.sleep(60)
         return {}
-    o = run(invoke(_tool(slow, timeout=2.0), request("t", "{}")))
+    o = run_coroutine(invoke(_tool(slow, timeout=2.0), request("t", "{}")))
     assert (o.code, o.detail) == ("tool_timeout", "no result within 2 s")
 
 
 def test_latency_counts_against_the_timeout():
-    o = run(invoke(_tool(lambda: {}, timeout=1.0), request("t", "{}"), latency=1.5))
+    o = run_coroutine(invoke(_tool(lambda: {}, timeout=1.0), request("t", "{}"), latency=1.5))
     assert o.code == "tool_timeout"
 
 
@@ -81,22 +81,23 @@ def test_latency_counts_against_the_timeout():
     ({"x": float("nan")}, "is not JSON"),
 ])
 def test_invalid_output(value, detail):
-    o = run(invoke(_tool(lambda: value), request("t", "{}")))
+    o = run_coroutine(invoke(_tool(lambda: value), request("t", "{}")))
     assert o.code == "invalid_tool_output" and detail in o.detail
 
 
 def test_output_schema_is_enforced():
     tool = _tool(lambda: {"n": "three"}, output_schema={
         "type": "object", "properties": {"n": {"type": "integer"}}})
-    o = run(invoke(tool, request("t", "{}")))
+    o = run_coroutine(invoke(tool, request("t", "{}")))
     assert o.code == "invalid_tool_output" and "n: 'three' is not of type 'integer'" in o.detail
 
 
 def test_async_and_sync_tools_both_run():
     async def a(x):
         return {"x": x}
-    assert run(invoke(_tool(a), request("t", '{"x": 1}'))).content == '{"x": 1}'
-    assert run(invoke(_tool(lambda x: {"x": x}), request("t", '{"x": 2}'))).content == '{"x": 2}'
+    assert run_coroutine(invoke(_tool(a), request("t", '{"x": 1}'))).content == '{"x": 1}'
+    o = run_coroutine(invoke(_tool(lambda x: {"x": x}), request("t", '{"x": 2}')))
+    assert o.content == '{"x": 2}'
 
 
 def test_every_failure_still_makes_one_tool_message(tools):

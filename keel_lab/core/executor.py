@@ -1,0 +1,110 @@
+"""Executing one turn's calls: batch by batch, each result kept under its call's id.
+
+The batches come from `batching.make_batches`; a batch runs up to `limit` calls at a time. An
+approval-gated call without a decision stops the turn there. Results go into a table keyed by
+call id, so the order in which they finish cannot matter.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from keel_lab.core.batching import make_batches
+from keel_lab.core.clock import now
+from keel_lab.core.events import Event
+from keel_lab.core.partial_success import Code
+from keel_lab.core.protocol import ToolMessage, ToolRequest
+from keel_lab.core.tools import ToolOutcome, Toolset, failure, invoke
+
+Latency = Callable[[ToolRequest], float]
+Emit = Callable[[Event], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """When one call ran, on the loop's clock."""
+
+    call_id: str
+    name: str
+    start: float
+    end: float
+    batch: int
+
+
+@dataclass
+class TurnResult:
+    outcomes: dict[str, ToolOutcome] = field(default_factory=dict)  # by call id
+    pending: tuple[ToolRequest, ...] = ()  # waiting for approval, not run
+    spans: list[Span] = field(default_factory=list)
+
+    def messages(self, requests: Sequence[ToolRequest]) -> list[ToolMessage]:
+        """One tool message per finished call, in request order (logs and replays stay aligned)."""
+        return [self.outcomes[r.call_id].to_message() for r in requests
+                if r.call_id in self.outcomes]
+
+
+def seeded_latency(seed: int, low: float = 0.01, high: float = 0.5) -> Latency:
+    """A delay per call, drawn from the call id and the seed: the same call waits the same."""
+    return lambda r: random.Random(f"{seed}:{r.call_id}").uniform(low, high)
+
+
+class Executor:
+    """Runs a turn's requests in batches; `limit=1` is the plain sequential executor."""
+
+    def __init__(self, limit: int = 1, latency: Latency | None = None) -> None:
+        if limit < 1:
+            raise ValueError(f"limit must be at least 1, got {limit}")
+        self.limit = limit
+        self.latency = latency or (lambda _: 0.0)
+
+    async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
+                      approvals: Mapping[str, bool] | None = None,
+                      emit: Emit | None = None) -> TurnResult:
+        """Run every request once. An approval-gated call without a decision stops the turn:
+        it and every call after it are returned as `pending`, none of them run."""
+        result = TurnResult()
+        emit = emit or (lambda _: None)
+        approvals = approvals or {}
+        for n, batch in enumerate(make_batches(requests, tools)):
+            head = batch[0]
+            tool = tools.get(head.name)
+            if tool is not None and tool.requires_approval:
+                decision = approvals.get(head.call_id)
+                if decision is None:
+                    result.pending = tuple(requests[requests.index(head):])
+                    emit(Event("tool.awaiting_approval", head.call_id, now(),
+                               Code.APPROVAL_REQUIRED))
+                    break
+                if not decision:
+                    outcome = failure(head, Code.APPROVAL_DENIED, "a person denied this call")
+                    result.outcomes[head.call_id] = outcome
+                    emit(Event("tool.failed", head.call_id, now(), outcome.code))
+                    continue
+            await self.run_batch(batch, tools, result, n, emit)
+        return result
+
+    async def run_batch(self, batch: list[ToolRequest], tools: Toolset, result: TurnResult,
+                        n: int, emit: Emit) -> None:
+        """Run one batch, `limit` at a time, each outcome stored under its own call id."""
+        slots = asyncio.Semaphore(self.limit)
+
+        async def one(request: ToolRequest) -> None:
+            async with slots:
+                outcome = await self.run_one(request, tools, result, n, emit)
+                result.outcomes[request.call_id] = outcome
+
+        await asyncio.gather(*(one(r) for r in batch))
+
+    async def run_one(self, request: ToolRequest, tools: Toolset, result: TurnResult, n: int,
+                      emit: Emit) -> ToolOutcome:
+        start = now()
+        emit(Event("tool.requested", request.call_id, start))
+        outcome = await invoke(tools.get(request.name), request, self.latency(request))
+        end = now()
+        result.spans.append(Span(request.call_id, request.name, start, end, n))
+        emit(Event("tool.finished" if outcome.ok else "tool.failed", request.call_id, end,
+                   outcome.code))
+        return outcome

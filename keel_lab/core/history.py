@@ -1,0 +1,77 @@
+"""The history rules providers enforce, with the messages they answer when a rule is broken.
+
+One assistant message may carry N tool calls; before the next assistant or user message the
+history must hold exactly one tool message for each of them, matched by `tool_call_id`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from keel_lab.core.protocol import AssistantMessage, Message, ToolMessage
+
+MISSING_RESULTS = (
+    "An assistant message with 'tool_calls' must be followed by tool messages responding to "
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
+)
+ORPHAN_RESULT = (  # the provider's own spelling of "preceding"
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryProblem:
+    kind: str  # missing_results | orphan_result | duplicate_result | duplicate_id
+    message: str
+    ids: tuple[str, ...]
+    position: int  # index of the message where the problem shows
+
+
+def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
+    """Every problem in the history, in order; an empty list means a provider would accept it."""
+    problems: list[HistoryProblem] = []
+    first_seen: dict[str, int] = {}
+    pending: list[str] = []  # calls of the last assistant message still without a result
+    answered: set[str] = set()
+    open_at = -1
+
+    def close() -> None:
+        if pending:
+            problems.append(HistoryProblem(
+                "missing_results", MISSING_RESULTS.format(ids=", ".join(pending)),
+                tuple(pending), open_at))
+        pending.clear()
+
+    for pos, m in enumerate(messages):
+        if isinstance(m, ToolMessage):
+            if m.tool_call_id in pending:
+                pending.remove(m.tool_call_id)
+                answered.add(m.tool_call_id)
+            elif m.tool_call_id in answered:
+                problems.append(HistoryProblem(
+                    "duplicate_result",
+                    f"messages[{pos}]: a second tool message responds to tool_call_id "
+                    f"{m.tool_call_id}; each call gets exactly one",
+                    (m.tool_call_id,), pos))
+            else:
+                problems.append(HistoryProblem(
+                    "orphan_result", f"{ORPHAN_RESULT} (messages[{pos}], tool_call_id "
+                    f"{m.tool_call_id})", (m.tool_call_id,), pos))
+            continue
+        close()
+        answered.clear()
+        if isinstance(m, AssistantMessage):
+            open_at = pos
+            for j, call in enumerate(m.tool_calls):
+                if call.id in first_seen:
+                    problems.append(HistoryProblem(
+                        "duplicate_id",
+                        f"messages[{pos}].tool_calls[{j}]: tool call ids must be unique; "
+                        f"{call.id} was already used in messages[{first_seen[call.id]}]",
+                        (call.id,), pos))
+                first_seen.setdefault(call.id, pos)
+                pending.append(call.id)  # still owed its one result
+    close()
+    return problems

@@ -1,0 +1,72 @@
+"""What the runner needs of a model, and the simplest model: one that replays scripted turns.
+
+A *turn* is one model response and the tool calls it asks for; turns are numbered from 0 within
+a run, and that number is the *step* written in call ids (`run-<hex>:step-<n>:call-<i>`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from keel_lab.core.errors import LabError
+from keel_lab.core.ids import RunIds
+from keel_lab.core.protocol import AssistantMessage, Message, ToolCall
+from keel_lab.core.streaming import StreamEvent
+from keel_lab.core.tools import Toolset
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Which turn of which run the model is asked for; it names the calls it makes."""
+
+    ids: RunIds
+    step: int
+
+    def call_id(self, index: int) -> str:
+        return self.ids.call_id(self.step, index)
+
+
+class Model(Protocol):
+    def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+                 ) -> AssistantMessage: ...
+
+    def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+               ) -> Iterator[StreamEvent]: ...
+
+
+class ScriptedAdapter:
+    """Replays fixed assistant turns, one per turn of the run, from code or a JSON file."""
+
+    def __init__(self, turns: Sequence[AssistantMessage]) -> None:
+        self.turns = list(turns)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ScriptedAdapter:
+        """A JSON list of turns: {"content": str, "tool_calls": [{"id", "name", "arguments"}]}."""
+        try:
+            raw = json.loads(Path(path).read_text(encoding="utf-8"))
+            turns = [AssistantMessage(t.get("content", ""), tuple(
+                ToolCall(c["id"], c["name"], c["arguments"] if isinstance(c["arguments"], str)
+                         else json.dumps(c["arguments"])) for c in t.get("tool_calls", [])))
+                for t in raw]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise LabError(f"{path}: not a script of turns ({type(exc).__name__}: {exc})") from exc
+        return cls(turns)
+
+    def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+                 ) -> AssistantMessage:
+        if turn.step >= len(self.turns):
+            raise LabError(f"the script has {len(self.turns)} turns; step {turn.step} has none")
+        return self.turns[turn.step]
+
+    def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+               ) -> Iterator[StreamEvent]:
+        raise NotImplementedError(
+            "ScriptedAdapter replays whole turns; a script has no fragments to stream. "
+            "Use OfflineAdapter.stream() to study streamed tool calls.")
+
+

@@ -1,0 +1,117 @@
+"""Protocol objects: one tool call in its two shapes, and the messages of a conversation.
+
+A call has a *protocol form* (`ToolCall`: id, name, raw argument text) that goes back into the
+history exactly as the model sent it, and an *execution form* (`ToolRequest`: parsed input or a
+parse error) that the executor runs. Keeping both avoids re-serialising arguments the model wrote.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call as it stands in the assistant message: arguments are the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRequest:
+    """A call as the executor sees it: `input` when the arguments parsed, else `parse_error`."""
+
+    call_id: str
+    name: str
+    raw_arguments: str
+    input: dict[str, Any] | None = None
+    parse_error: str | None = None
+
+    @classmethod
+    def from_call(cls, call: ToolCall) -> ToolRequest:
+        value, error = parse_arguments(call.arguments)
+        return cls(call.id, call.name, call.arguments, value, error)
+
+
+@dataclass(frozen=True, slots=True)
+class CallProblem:
+    """Why a call makes its whole turn unusable; `index` is the call's stream index, or its
+    position in the assistant message when it was not streamed."""
+
+    index: int
+    kind: str  # "unusable_call" (no id or no name) | "duplicate_id" | "id_changed" (streamed)
+    message: str
+
+
+def call_problems(calls: Sequence[ToolCall], labels: Sequence[str] | None = None
+                  ) -> list[CallProblem]:
+    """Problems that make a whole turn unusable: a call with no id or no name, an id used twice.
+
+    `labels` name the calls in messages (e.g. "call at index 1"); by default their position.
+    """
+    problems: list[CallProblem] = []
+    seen: dict[str, str] = {}
+    for n, c in enumerate(calls):
+        label = labels[n] if labels else f"tool_calls[{n}]"
+        named = label + (f" (id {c.id})" if c.id else "")
+        if not c.id:
+            problems.append(CallProblem(n, "unusable_call", f"{named} has no id"))
+        elif c.id in seen:
+            problems.append(CallProblem(n, "duplicate_id",
+                                        f"{named} reuses the id of {seen[c.id]}"))
+        else:
+            seen[c.id] = label
+        if not c.name:
+            problems.append(CallProblem(n, "unusable_call", f"{named} has no name"))
+    return problems
+
+
+def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    """Parse argument text as JSON only (never evaluated); it must be an object.
+
+    Empty text means "no arguments": some providers send nothing for a parameterless call.
+    """
+    if text.strip() == "":
+        return {}, None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, f"arguments are not valid JSON ({exc.msg} at char {exc.pos})"
+    if not isinstance(value, dict):
+        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    return value, None
+
+
+@dataclass(frozen=True, slots=True)
+class SystemMessage:
+    content: str
+    role: str = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: str
+    role: str = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: str = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMessage:
+    tool_call_id: str
+    name: str
+    content: str
+    role: str = "tool"
+
+
+Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage

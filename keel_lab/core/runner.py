@@ -1,0 +1,211 @@
+"""The run loop: a model turn, every requested call answered, and only then the next turn.
+
+Every call gets exactly one tool message, success or failure, matched by `tool_call_id`; the
+model is called again only when all of a turn's results are in. What a turn's outcome codes do
+to the run is the status rule's decision (`partial_success.run_status` by default).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from keel_lab.core import clock
+from keel_lab.core.errors import LabError
+from keel_lab.core.events import Event
+from keel_lab.core.executor import Executor, Span
+from keel_lab.core.ids import RunIds
+from keel_lab.core.model import Model, Turn
+from keel_lab.core.partial_success import (
+    PAUSE_CODE,
+    Status,
+    StatusRule,
+    failure_cause,
+    is_business_error,
+    run_status,
+)
+from keel_lab.core.protocol import (
+    AssistantMessage,
+    Message,
+    ToolRequest,
+    UserMessage,
+    call_problems,
+)
+from keel_lab.core.streaming import assemble
+from keel_lab.core.tools import ToolOutcome, Toolset
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_id: str
+    status: str  # a `Status`; a custom status rule may return its own words
+    answer: str
+    messages: tuple[Message, ...]
+    events: tuple[Event, ...]
+    outcomes: tuple[ToolOutcome, ...] = ()
+    pending: tuple[ToolRequest, ...] = ()  # calls waiting for a person's decision
+    error: str | None = None
+    turns: int = 0  # model turns taken
+    spans: tuple[Span, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """Completed, but some calls answered with a business error: say so to the user."""
+        return self.status == Status.COMPLETED and any(is_business_error(o.code)
+                                                       for o in self.outcomes)
+
+    def for_user(self) -> str:
+        """What a product would show: a partial answer says so, a pause says what waits."""
+        if self.status == Status.WAITING:
+            waiting = ", ".join(f"{r.name}({r.raw_arguments})" for r in self.pending[:1])
+            return f"Waiting for your approval: {waiting}"
+        if self.status != Status.COMPLETED:
+            return f"The run {self.status}: {self.error}"
+        failed = [o for o in self.outcomes if is_business_error(o.code)]
+        if not failed:
+            return self.answer
+        return (f"Partial answer ({len(self.outcomes) - len(failed)} of {len(self.outcomes)} "
+                f"calls answered): {self.answer}")
+
+    def trace(self) -> str:
+        head = f"status = {self.status}" + ("  (partial)" if self.partial else "")
+        lines = [head, f"answer = {self.answer}" if not self.error else f"error  = {self.error}"]
+        return "\n".join(lines + [f"  {e}" for e in self.events])
+
+
+@dataclass
+class _State:
+    """A run in progress: everything a `RunResult` holds, growing turn by turn."""
+
+    ids: RunIds
+    messages: list[Message]
+    events: list[Event] = field(default_factory=list)
+    outcomes: list[ToolOutcome] = field(default_factory=list)
+    spans: list[Span] = field(default_factory=list)
+    turns: int = 0
+
+    def result(self, status: str, *, error: str | None = None, answer: str = "",
+               pending: tuple[ToolRequest, ...] = ()) -> RunResult:
+        return RunResult(run_id=self.ids.run_id, status=status, answer=answer,
+                         messages=tuple(self.messages), events=tuple(self.events),
+                         outcomes=tuple(self.outcomes), pending=pending, error=error,
+                         turns=self.turns, spans=tuple(self.spans))
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What one model turn gave: the assistant message and its calls in execution form."""
+
+    message: AssistantMessage
+    requests: tuple[ToolRequest, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stop:
+    """Why a model turn gave nothing that may run."""
+
+    status: Status
+    reason: str
+
+
+class Runner:
+    """Drives one conversation with a model, a toolset and an executor.
+
+    `tools` defaults to the model's own `tools` (the offline model brings the incident tools);
+    `status_rule` maps a turn's outcome codes to the run's status.
+    """
+
+    def __init__(self, model: Model, tools: Toolset | None = None,
+                 executor: Executor | None = None, *, seed: int = 0, stream: bool = False,
+                 max_turns: int = 6, status_rule: StatusRule = run_status) -> None:
+        tools = tools if tools is not None else getattr(model, "tools", None)
+        if not isinstance(tools, Toolset):
+            raise LabError(f"{type(model).__name__} brings no tools: pass tools=Toolset.of(...)")
+        self.model, self.tools = model, tools
+        self.executor = executor or Executor()
+        self.seed, self.stream, self.max_turns = seed, stream, max_turns
+        self.status_rule = status_rule
+
+    def run(self, question: str, *, virtual: bool = True) -> RunResult:
+        return clock.run_coroutine(self.start(question), virtual=virtual)
+
+    def approve(self, result: RunResult, approvals: Mapping[str, bool], *,
+                virtual: bool = True) -> RunResult:
+        return clock.run_coroutine(self.resume(result, approvals), virtual=virtual)
+
+    async def start(self, question: str) -> RunResult:
+        state = _State(RunIds.seeded(self.seed), [UserMessage(question)])
+        return await self._loop(state, (), {})
+
+    async def resume(self, result: RunResult, approvals: Mapping[str, bool]) -> RunResult:
+        """Continue a paused run with a decision (True = approve) for each pending call."""
+        if result.status != Status.WAITING:
+            raise LabError(f"run {result.run_id} is {result.status}, not waiting for approval")
+        head = result.pending[0].call_id
+        if head not in approvals:
+            raise LabError(f"no decision for {head}: pass approvals={{{head!r}: True or False}}")
+        state = _State(RunIds(result.run_id), list(result.messages), list(result.events),
+                       list(result.outcomes), list(result.spans), result.turns)
+        return await self._loop(state, result.pending, approvals)
+
+    async def _loop(self, state: _State, requests: Sequence[ToolRequest],
+                    approvals: Mapping[str, bool]) -> RunResult:
+        while True:
+            if requests:
+                stopped = await self._execute(state, requests, approvals)
+                if stopped:
+                    return stopped
+            if state.turns >= self.max_turns:
+                return state.result(Status.FAILED,
+                                    error=f"no answer after {self.max_turns} model turns")
+            reply = self._ask(state)
+            if isinstance(reply, Stop):
+                return state.result(reply.status, error=reply.reason)
+            state.messages.append(reply.message)
+            if not reply.requests:
+                return state.result(Status.COMPLETED, answer=reply.message.content)
+            requests = reply.requests
+
+    async def _execute(self, state: _State, requests: Sequence[ToolRequest],
+                       approvals: Mapping[str, bool]) -> RunResult | None:
+        """Run a turn's calls and add their tool messages; a result if the run stops here."""
+        turn = await self.executor.execute(requests, self.tools, approvals, state.events.append)
+        state.messages += turn.messages(requests)
+        state.spans += turn.spans
+        done = [turn.outcomes[r.call_id] for r in requests if r.call_id in turn.outcomes]
+        state.outcomes += done
+        status = self.status_rule([o.code for o in done]
+                                  + ([PAUSE_CODE] if turn.pending else []))
+        if status == Status.WAITING:
+            return state.result(Status.WAITING, pending=turn.pending)
+        if status != Status.COMPLETED:
+            cause = failure_cause(done)
+            return state.result(status, error=f"{cause.call_id}: {cause.code}: {cause.detail}"
+                                if cause else f"the status rule answered {status!r}")
+        return None
+
+    def _ask(self, state: _State) -> Reply | Stop:
+        """One model turn: its message and requests, or why nothing of it may run."""
+        turn = Turn(state.ids, state.turns)
+        state.turns += 1
+        state.events.append(Event("model.called", f"step-{turn.step}", clock.now()))
+
+        def stop(status: Status, why: str) -> Stop:
+            return Stop(status, f"model turn {turn.step}: {why}; nothing was run")
+
+        try:
+            if self.stream:
+                assembly = assemble(self.model.stream(state.messages, self.tools, turn))
+                if assembly.message is None:
+                    return stop(Status.CANCELLED if assembly.cancelled else Status.FAILED,
+                                assembly.refused or "")
+                return Reply(assembly.message, assembly.requests)
+            message = self.model.complete(state.messages, self.tools, turn)
+        except LabError as exc:
+            return stop(Status.FAILED, str(exc))
+        except Exception as exc:  # the model's server failed (connection, HTTP error, ...)
+            return stop(Status.FAILED, f"{type(exc).__name__}: {exc}")
+        problems = call_problems(message.tool_calls)
+        if problems:
+            return stop(Status.FAILED, "; ".join(p.message for p in problems))
+        return Reply(message, tuple(ToolRequest.from_call(c) for c in message.tool_calls))

@@ -1,0 +1,278 @@
+"""Streamed fragments are transport, not calls: assemble them by `index`, run them only when closed.
+
+The assembler can be asked after every delta what each call looks like so far. Whether a call
+may run is decided in one place, `readiness`: it needs an id and a name, arguments that are a
+JSON object (empty text means "no arguments"), no converter's rejection, and the end of the turn.
+Waiting for the end of the turn is the lab's policy: until then the turn may still be
+cancelled, cut off, or made invalid by a later chunk (a duplicate or changed id).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from keel_lab.core.errors import LabError
+from keel_lab.core.protocol import (
+    AssistantMessage,
+    CallProblem,
+    ToolCall,
+    ToolRequest,
+    call_problems,
+    parse_arguments,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """One fragment of one call; `index` says which call of the turn it belongs to."""
+
+    index: int
+    id: str | None = None
+    name: str | None = None  # a fragment of the name (usually all of it, in the first delta)
+    arguments_delta: str | None = None  # the next piece of the JSON argument text
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    reason: str  # "tool_calls", "stop", "length", ...
+
+
+@dataclass(frozen=True, slots=True)
+class Reject:
+    """A wire converter's verdict that one call's content cannot be trusted (e.g. corrupted
+    arguments): the call stays in the history but is answered with an error, never run."""
+
+    index: int
+    reason: str
+
+
+StreamEvent = ToolCallDelta | TextDelta | Finish | Reject
+
+
+@dataclass(frozen=True, slots=True)
+class Readiness:
+    """Whether a call may run, and the one reason that decides it."""
+
+    executable: bool
+    reason: str
+
+
+def readiness(id: str | None, name: str, arguments: str, closed: bool,
+              rejected: str | None = None, conflict: str | None = None) -> Readiness:
+    """The one rule for "may this call run": the first reason that forbids it, or that it may.
+
+    `""` and `"{}"` both mean no arguments, so a parameterless tool can run.
+    """
+    if rejected:
+        return Readiness(False, rejected)
+    if conflict:
+        return Readiness(False, conflict)
+    if not id:
+        return Readiness(False, "the call has no id")
+    if not name:
+        return Readiness(False, "the call has no name")
+    if not closed:
+        return Readiness(False, "the stream has not closed this call yet: the turn may still "
+                                "be cancelled, cut off or made invalid")
+    error = parse_arguments(arguments)[1]
+    if error:
+        return Readiness(False, error)
+    return Readiness(True, "complete and closed: it may run")
+
+
+@dataclass(slots=True)
+class CallState:
+    """What has arrived so far for one index."""
+
+    index: int
+    id: str | None = None
+    name: str = ""
+    parts: list[str] = field(default_factory=list)
+    closed: bool = False
+    conflict: str | None = None  # a second, different id for the same index
+    rejected: str | None = None  # why a converter refused this call's content
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.parts)
+
+    @property
+    def parse_error(self) -> str | None:
+        if self.rejected:
+            return self.rejected
+        if not self.parts and not self.closed:  # "no arguments" only once the call is closed
+            return "no arguments yet"
+        return parse_arguments(self.arguments)[1]
+
+    @property
+    def parses(self) -> bool:
+        return self.parse_error is None
+
+    @property
+    def readiness(self) -> Readiness:
+        return readiness(self.id, self.name, self.arguments, self.closed, self.rejected,
+                         self.conflict)
+
+    @property
+    def executable(self) -> bool:
+        return self.readiness.executable
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """The outcome of one streamed turn. Nothing of it may run when `refused` says why."""
+
+    calls: tuple[CallState, ...]
+    text: str
+    finish_reason: str | None
+    problems: tuple[CallProblem, ...] = ()
+    refused: str | None = None  # cut off, cancelled, or a turn problem: no call may run
+    cancelled: bool = False  # stopped on purpose (StreamCancelled), not by a fault
+
+    @property
+    def message(self) -> AssistantMessage | None:
+        """The assistant message in protocol form, for the history; None when refused."""
+        if self.refused:
+            return None
+        return AssistantMessage(self.text, tuple(ToolCall(s.id or "", s.name, s.arguments)
+                                                 for s in self.calls))
+
+    @property
+    def requests(self) -> tuple[ToolRequest, ...]:
+        """The calls in execution form: a rejected call carries its rejection as parse error."""
+        if self.message is None:
+            return ()
+        return tuple(ToolRequest(c.id, c.name, c.arguments, None, s.rejected) if s.rejected
+                     else ToolRequest.from_call(c)
+                     for c, s in zip(self.message.tool_calls, self.calls, strict=True))
+
+    def readiness(self, state: CallState) -> Readiness:
+        """A call's verdict within its turn: a refused turn runs none of its calls."""
+        if self.refused:
+            return Readiness(False, f"not run: the turn is refused ({self.refused})")
+        return state.readiness
+
+
+class StreamAssembler:
+    """Accumulates deltas into calls keyed by `index`; linear in the size of the stream."""
+
+    def __init__(self) -> None:
+        self._calls: dict[int, CallState] = {}
+        self._text: list[str] = []
+        self.finish_reason: str | None = None
+        self.events = 0
+
+    def feed(self, event: StreamEvent) -> None:
+        if self.finish_reason is not None:
+            raise LabError(f"event {self.events}: {event!r} arrived after the finish reason")
+        if isinstance(event, ToolCallDelta):
+            self._feed_call(event)
+        elif isinstance(event, TextDelta):
+            self._text.append(event.text)
+        elif isinstance(event, Reject):
+            self._state(event.index).rejected = event.reason
+        else:
+            self.finish_reason = event.reason
+            for state in self._calls.values():
+                state.closed = True
+        self.events += 1  # events are numbered from 0 in messages
+
+    def _feed_call(self, d: ToolCallDelta) -> None:
+        if type(d.index) is not int or d.index < 0:
+            raise LabError(f"event {self.events}: tool call index must be an integer >= 0, "
+                           f"got {d.index!r}")
+        state = self._state(d.index)
+        if d.id:
+            if state.id is None:
+                state.id = d.id
+            elif d.id != state.id and state.conflict is None:
+                state.conflict = f"id changed from {state.id} to {d.id} mid-call"
+        if d.name:
+            state.name += d.name
+        if d.arguments_delta:
+            state.parts.append(d.arguments_delta)
+
+    def _state(self, index: int) -> CallState:
+        state = self._calls.get(index)
+        if state is None:
+            state = self._calls[index] = CallState(index)
+        return state
+
+    @property
+    def text(self) -> str:
+        return "".join(self._text)
+
+    def calls(self) -> list[CallState]:
+        return [self._calls[i] for i in sorted(self._calls)]
+
+    def result(self) -> Assembly:
+        """The finished turn. Problems that make the whole turn unusable - a call without an
+        id or a name, an id used twice, an id that changed - refuse every call of it; bad JSON
+        in one call is that call's own reason, its siblings are unaffected."""
+        if self.finish_reason is None:
+            raise LabError("the stream has not finished: no call may run yet")
+        states = tuple(self.calls())
+        calls = [ToolCall(s.id or "", s.name, s.arguments) for s in states]
+        problems = [replace(p, index=states[p.index].index) for p in
+                    call_problems(calls, [f"call at index {s.index}" for s in states])]
+        problems += [CallProblem(s.index, "id_changed", f"call at index {s.index}: {s.conflict}")
+                     for s in states if s.conflict]
+        refused = "; ".join(p.message for p in problems) or None
+        return Assembly(states, self.text, self.finish_reason, tuple(problems), refused)
+
+    def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
+        """What arrived before the stream stopped early: kept for inspection, nothing to run."""
+        return Assembly(tuple(self.calls()), self.text, None, (), why, cancelled)
+
+
+def assemble(events: Iterable[StreamEvent]) -> Assembly:
+    """Assemble a whole stream. A stream that raises or ends without a finish runs nothing."""
+    assembler = StreamAssembler()
+    try:
+        for event in events:
+            assembler.feed(event)
+    except LabError:
+        raise
+    except StreamCancelled as exc:
+        return assembler.interrupted(f"stream cancelled ({exc})", cancelled=True)
+    except Exception as exc:
+        return assembler.interrupted(f"stream raised {type(exc).__name__}: {exc}")
+    if assembler.finish_reason is None:
+        return assembler.interrupted("stream ended before a finish reason")
+    return assembler.result()
+
+
+def snapshots(events: Iterable[StreamEvent]) -> Iterator[tuple[int, StreamEvent,
+                                                                 list[CallState]]]:
+    """After every event: its number (from 1), the event, and every call so far.
+
+    A stream that dies (cancelled, connection lost) simply ends the snapshots - what arrived is
+    all there is to see; a malformed event (`LabError`) is still raised.
+    """
+    assembler = StreamAssembler()
+    try:
+        for n, event in enumerate(events, 1):
+            assembler.feed(event)
+            yield n, event, assembler.calls()
+    except LabError:
+        raise
+    except Exception:
+        return
+
+
+class StreamCancelled(Exception):
+    """Raised into a stream to stand for a user pressing cancel or a dropped connection."""
+
+
+def cancel_after(events: Iterable[StreamEvent], n: int) -> Iterator[StreamEvent]:
+    """Pass on the first `n` events, then cancel the stream."""
+    for i, event in enumerate(events):
+        if i == n:
+            raise StreamCancelled(f"cancelled after {n} events")
+        yield event

@@ -1,0 +1,72 @@
+"""Chapter 4, streaming: when a streamed call may run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from keel_lab.core.streaming import (
+    Finish,
+    StreamEvent,
+    ToolCallDelta,
+    cancel_after,
+    readiness,
+    snapshots,
+)
+from keel_lab.course.checks.verdict import Verdict, guard
+from keel_lab.course.scenarios import offline_stream
+
+
+@dataclass(frozen=True)
+class CallView:
+    """What a learner's `is_executable` sees of a streamed call so far."""
+
+    index: int
+    id: str | None
+    name: str
+    arguments: str
+    closed: bool  # the stream has sent its finish reason
+
+
+def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
+    """(chunk, view, reference verdict) after every event, for every call so far."""
+    return [(n, CallView(s.index, s.id, s.name, s.arguments, s.closed), s.executable)
+            for n, _, calls in snapshots(events) for s in calls]
+
+
+def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
+    v = Verdict("is_executable")
+    one = offline_stream("Look up INC-001", seed=0, chunk_size=4)
+    three = offline_stream("Which is more severe, INC-001, INC-002 or INC-003?", seed=1,
+                           chunk_size=3)
+    bad = [e for e in three if not (isinstance(e, ToolCallDelta) and e.index == 1
+                                    and e.arguments_delta and e.arguments_delta.endswith("}"))]
+    odd: list[StreamEvent] = [
+        ToolCallDelta(0, id="a", name="lookup_incident", arguments_delta='["INC-001"]'),
+        ToolCallDelta(1, name="lookup_incident", arguments_delta="{}"),
+        ToolCallDelta(2, id="c", arguments_delta="{}"), Finish("tool_calls")]
+    parameterless: list[StreamEvent] = [
+        ToolCallDelta(0, id="p", name="list_services"),
+        ToolCallDelta(1, id="q", name="list_services", arguments_delta="{}"),
+        Finish("tool_calls")]
+    cases: list[tuple[str, Iterable[StreamEvent]]] = [
+        ("one call, fragment by fragment", one),
+        ("three interleaved calls", three),
+        ("a stream cancelled before its finish", cancel_after(three, len(three) - 1)),
+        ("one call's JSON broken beside good siblings", bad),
+        ("arguments that are not an object, a missing id, a missing name", odd),
+        ("a parameterless tool: arguments \"\" or {}", parameterless),
+    ]
+    for label, events in cases:
+        for chunk, view, want in _views(events):
+            got = guard(v, label, is_executable, view)
+            if got is None:
+                return v
+            if bool(got) != want:
+                why = readiness(view.id, view.name, view.arguments, view.closed).reason
+                v.add(False, "", f"{label}, chunk {chunk}, call {view.index}: you said "
+                                 f"{bool(got)}, expected {want} - {why}")
+                break
+        else:
+            v.add(True, f"{label}: right after every chunk", "")
+    return v

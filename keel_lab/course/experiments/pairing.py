@@ -1,0 +1,109 @@
+"""Pairing experiments: how often each strategy hands a call someone else's result, and how
+often results come back in request order at all."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from keel_lab.core.pairing import (
+    STRATEGIES,
+    by_call_id,
+    position_over_completion,
+    position_over_gather,
+    position_over_gather_filtered,
+)
+from keel_lab.course.experiments.report import Progress, Report
+from keel_lab.course.experiments.trials import TrialSpec, run_trials
+
+
+def theory(calls: int) -> float:
+    """P(completion order != request order) for n i.i.d. continuous delays: 1 - 1/n!."""
+    return 1 - 1 / math.factorial(calls)
+
+
+def pairing(trials: int = 1000, calls: int = 3, seed: int = 0, low: float = 0.010,
+            spread: float = 0.490, progress: Progress | None = None) -> Report:
+    """Every strategy on the same randomised turns; the skip strategy also gets one denied call."""
+    tallies = run_trials(STRATEGIES, trials, TrialSpec(calls, low, spread), seed,
+                         deny_for=frozenset({"position_with_skip"}), progress=progress)
+    strategies = {name: {"trials_with_mismatch": t.trials_with_mismatch,
+                         "mismatched_pairs": t.mismatched_pairs} for name, t in tallies.items()}
+    rows = [{"strategy": name, "trials_with_mismatch": t.trials_with_mismatch,
+             "mismatch_rate": t.rate(trials), "mismatched_pairs": t.mismatched_pairs}
+            for name, t in tallies.items()]
+    worst = max(tallies, key=lambda n: tallies[n].trials_with_mismatch)
+    findings = [
+        f"theory for position over completion order: 1 - 1/{calls}! = {theory(calls):.3f}",
+        f"most mismatches: {worst}; call_id mismatches: "
+        f"{tallies['call_id'].trials_with_mismatch}",
+    ]
+    return Report("pairing", {"trials": trials, "calls": calls, "seed": seed,
+                              "delay_ms": [round(low * 1000), round((low + spread) * 1000)]},
+                  {"strategies": strategies, "theory": theory(calls)}, rows, findings)
+
+
+def spread_sweep(spreads: Sequence[float] = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.02, 0.1, 0.49),
+                 trials: int = 300, calls: int = 3, seed: int = 0,
+                 progress: Progress | None = None) -> Report:
+    """Mismatch rate as the delays spread out: from never to 1 - 1/n!."""
+    rows = []
+    for spread in spreads:
+        t = run_trials({"position_over_completion": position_over_completion,
+                        "call_id": by_call_id}, trials, TrialSpec(calls, spread=spread), seed,
+                       progress=progress)
+        rows.append({"spread_ms": spread * 1000,
+                     "position_over_completion": t["position_over_completion"].rate(trials),
+                     "call_id": t["call_id"].rate(trials), "theory": theory(calls)})
+    return Report("spread", {"trials": trials, "calls": calls, "seed": seed}, {}, rows,
+                  ["dispatch gap 1 ms; the theory line is the limit for wide spreads"])
+
+
+def calls_sweep(counts: Sequence[int] = (1, 2, 3, 4, 5, 6), trials: int = 300, seed: int = 0,
+                progress: Progress | None = None) -> Report:
+    """Mismatch rate against the number of calls in the turn, beside 1 - 1/n!."""
+    rows = []
+    for n in counts:
+        t = run_trials({"position_over_completion": position_over_completion,
+                        "call_id": by_call_id}, trials, TrialSpec(n), seed, progress=progress)
+        rows.append({"calls": n, "position_over_completion":
+                     t["position_over_completion"].rate(trials),
+                     "call_id": t["call_id"].rate(trials), "theory": theory(n)})
+    return Report("calls", {"trials": trials, "seed": seed}, {}, rows)
+
+
+def exceptions(trials: int = 1000, calls: int = 3, seed: int = 0, failure_rate: float = 0.2,
+               progress: Progress | None = None) -> Report:
+    """When a call raises: plain `gather` loses the whole turn, `return_exceptions=True` plus
+    filtering shifts every later pair, and the call-id table answers every call."""
+    strategies = {"gather": position_over_gather,
+                  "gather_return_exceptions_filtered": position_over_gather_filtered,
+                  "call_id": by_call_id}
+    tallies = run_trials(strategies, trials, TrialSpec(calls, failure_rate=failure_rate), seed,
+                         progress=progress)
+    rows = [{"strategy": n, "trials_with_mismatch": t.trials_with_mismatch,
+             "mismatched_pairs": t.mismatched_pairs, "unanswered_calls": t.unanswered}
+            for n, t in tallies.items()]
+    return Report("exceptions", {"trials": trials, "calls": calls, "seed": seed,
+                                 "failure_rate": failure_rate},
+                  {"strategies": {r["strategy"]: {k: v for k, v in r.items() if k != "strategy"}
+                                  for r in rows}}, rows,
+                  [f"unanswered calls make the next request fail: {tallies['gather'].unanswered}"
+                   " with plain gather, 0 with call ids" if tallies["call_id"].unanswered == 0
+                   else "call_id left calls unanswered: a bug"])
+
+
+def order(trials: int = 1000, calls: int = 3, seed: int = 0,
+          progress: Progress | None = None) -> Report:
+    """A turn is "in order" when positional pairing got every call right, i.e. the collected
+    order equals the request order. `gather` always is; `as_completed` about 1/n! of the time."""
+    tallies = run_trials({"gather": position_over_gather,
+                          "as_completed": position_over_completion},
+                         trials, TrialSpec(calls), seed, progress=progress)
+    in_order = {n: trials - t.trials_with_mismatch for n, t in tallies.items()}
+    rows = [{"collector": n, "in_request_order": k, "share": k / trials}
+            for n, k in in_order.items()]
+    return Report("order", {"trials": trials, "calls": calls, "seed": seed},
+                  {"in_request_order": in_order, "theory_as_completed": 1 / math.factorial(calls)},
+                  rows, [f"theory for as_completed: 1/{calls}! = {1 / math.factorial(calls):.3f};"
+                         " gather sorts results back into argument order and hides the problem"])

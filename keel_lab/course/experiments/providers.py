@@ -1,0 +1,48 @@
+"""Real providers' streams: each format's fragments, and what the quirk policies decide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from keel_lab.course.data import DATA_DIR
+from keel_lab.course.experiments.report import Report
+from keel_lab.course.experiments.streaming import chunk_rows
+from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream, to_events
+from keel_lab.providers.streams.diagnostics import Diagnostics
+
+STREAMS = DATA_DIR / "streams"
+
+
+def stream_names(folder: str = "") -> list[str]:
+    """Recorded streams (relative to data/streams), optionally of one folder."""
+    return sorted(str(p.relative_to(STREAMS)) for p in (STREAMS / folder).rglob("*.*"))
+
+
+def stream_report(name: str) -> Report:
+    """The chunk table of a recorded stream, through its format's converter: name, arguments,
+    parses?, executable? after every event - the same view as the lab's own streams."""
+    fmt, records = read_stream(STREAMS / name)
+    diagnosis = diagnose(records, fmt)
+    rows = chunk_rows(to_events(records, fmt, Diagnostics()))
+    first = next((r["chunk"] for r in rows if r["executable"]), None)
+    findings = [f"format {fmt}: {len(records)} wire events; "
+                f"{sum(c.executable for c in diagnosis.calls)} of {len(diagnosis.calls)} "
+                "calls may run"]
+    findings += [f"{d.action} {d.quirk}: {d.message}" for d in diagnosis.diagnostics]
+    return Report("streaming", {"stream": name, "format": fmt},
+                  {"events": len(records), "first_executable_chunk": first}, rows, findings)
+
+
+def quirks_report() -> Report:
+    """Every quirk stream: what was noticed, what the policy did, how many calls may run."""
+    rows, refused = [], 0
+    for name in stream_names("quirks"):
+        d = diagnose_file(STREAMS / name)
+        noticed = sorted({f"{x.quirk} ({x.action})" for x in d.diagnostics})
+        may_run = sum(c.executable for c in d.calls)
+        refused += may_run < len(d.calls)
+        rows.append({"stream": Path(name).stem, "noticed": ", ".join(noticed) or "-",
+                     "calls": len(d.calls), "may_run": may_run})
+    return Report("quirks", {"streams": len(rows)}, {}, rows,
+                  [f"{len(rows) - refused} streams tolerated with the exact calls, {refused} "
+                   "refused: no wrong call runs"])

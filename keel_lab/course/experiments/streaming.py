@@ -1,0 +1,100 @@
+"""Streaming experiments: fragments are not calls until the stream closes them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from keel_lab.core.clock import run_coroutine
+from keel_lab.core.executor import Executor
+from keel_lab.core.history import validate_history
+from keel_lab.core.protocol import Message, UserMessage
+from keel_lab.core.streaming import (
+    Finish,
+    StreamEvent,
+    ToolCallDelta,
+    assemble,
+    cancel_after,
+    snapshots,
+)
+from keel_lab.course.experiments.report import Report
+from keel_lab.course.incident_tools import incident_tools
+from keel_lab.course.scenarios import COMPARE, corrupt, offline_stream
+
+
+def chunk_rows(events: Iterable[StreamEvent]) -> list[dict[str, object]]:
+    """After every event: the touched call's name and arguments so far, parses?, executable?"""
+    rows = []
+    for n, event, calls in snapshots(events):
+        touched = ([s for s in calls if s.index == event.index]
+                   if isinstance(event, ToolCallDelta) else
+                   calls if isinstance(event, Finish) else [])
+        for s in touched:
+            rows.append({"chunk": n, "index": s.index, "name": s.name,
+                         "arguments": s.arguments, "parses": s.parses,
+                         "executable": s.executable})
+    return rows
+
+
+def chunk_table(question: str = "Look up INC-001", seed: int = 0, chunk_size: int = 6,
+                interleave: bool = True) -> Report:
+    """The lesson's chunk table, for one call or several interleaved ones."""
+    events = offline_stream(question, seed, chunk_size, interleave)
+    rows = chunk_rows(events)
+    early = [r for r in rows if r["parses"] and not r["executable"]]
+    first_exec = next((r["chunk"] for r in rows if r["executable"]), None)
+    findings = [f"{len(events)} events; first executable at chunk {first_exec} "
+                "(the finish); before it, nothing may run"]
+    if early:
+        findings.append(f"{len(early)} row(s) parse but are not yet executable: a parseable "
+                        "prefix is still half a call")
+    return Report("streaming", {"question": question, "seed": seed, "chunk_size": chunk_size,
+                                "interleave": interleave},
+                  {"events": len(events), "first_executable_chunk": first_exec}, rows, findings)
+
+
+def executed_calls(events: Iterable[StreamEvent]) -> tuple[int, str]:
+    """How many calls the correct pipeline runs for this stream, and the run's final word."""
+    assembly = assemble(events)
+    if assembly.message is None:
+        return 0, assembly.refused or ""
+    turn = run_coroutine(Executor().execute(assembly.requests, incident_tools()))
+    return len(turn.outcomes), f"finish_reason={assembly.finish_reason}"
+
+
+def cancellation(question: str = COMPARE, seed: int = 0,
+                 chunk_size: int = 6, cut_at: int | None = None) -> Report:
+    """Cut the stream after `cut_at` events (default: just before the finish): nothing runs."""
+    events = offline_stream(question, seed, chunk_size)
+    cut = len(events) - 1 if cut_at is None else cut_at
+    rows = []
+    for label, stream in (("whole stream", iter(events)),
+                          (f"cancelled after {cut} events", cancel_after(events, cut))):
+        ran, why = executed_calls(stream)
+        rows.append({"stream": label, "calls_executed": ran, "note": why})
+    kept = assemble(cancel_after(events, cut)).calls
+    return Report("cancellation", {"question": question, "seed": seed, "cut_at": cut},
+                  {"executed": {r["stream"]: r["calls_executed"] for r in rows},
+                   "kept_for_inspection": [{"index": s.index, "name": s.name,
+                                            "arguments": s.arguments} for s in kept]},
+                  rows, [f"kept for inspection: {len(kept)} partial calls, none executed"])
+
+
+def bad_sibling(question: str = COMPARE, seed: int = 0,
+                chunk_size: int = 6, broken: int = 1) -> Report:
+    """One call's JSON is broken; its sibling still runs, and every call is answered.
+    `broken` is the index of the call to break (the last one, if the turn has fewer)."""
+    events = offline_stream(question, seed, chunk_size)
+    broken = min(broken, max(e.index for e in events if isinstance(e, ToolCallDelta)))
+    assembly = assemble(corrupt(events, broken))
+    assert assembly.message is not None
+    turn = run_coroutine(Executor().execute(assembly.requests, incident_tools()))
+    rows = [{"index": i, "call_id": r.call_id, "arguments": r.raw_arguments,
+             "parse_error": r.parse_error, "outcome": turn.outcomes[r.call_id].code or "ok"}
+            for i, r in enumerate(assembly.requests)]
+    history: list[Message] = [UserMessage(question), assembly.message,
+                              *turn.messages(assembly.requests)]
+    problems = validate_history(history)
+    return Report("bad_json", {"question": question, "seed": seed, "broken_index": broken},
+                  {"history_valid": not problems}, rows,
+                  [f"history valid: {not problems}; the broken call is answered with "
+                   f"{rows[broken]['outcome']}, the model can retry it"])

@@ -1,0 +1,201 @@
+"""Matplotlib figures for the experiments' reports. Importing this module loads matplotlib.
+
+Each function takes a `Report` and returns a `Figure` (no pyplot state), so the CLI can save it
+and a notebook can show it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from keel_lab.course.experiments.report import Report
+
+COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
+          "position_with_skip": "#e78ac3", "call_id": "#66c2a5", "gather": "#8da0cb",
+          "as_completed": "#fc8d62", "gather_return_exceptions_filtered": "#e78ac3"}
+
+
+def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def pairing_bars(report: Report) -> Figure:
+    """Trials with at least one mismatched result, per strategy, beside the theory line."""
+    fig, ax = _figure()
+    names = list(report.data["strategies"])
+    values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
+    bars = ax.bar(names, values, color=[COLORS.get(n, "grey") for n in names])
+    ax.bar_label(bars)
+    trials = report.params["trials"]
+    ax.axhline(trials * report.data["theory"], ls="--", color="black",
+               label=f"theory for completion order: {report.data['theory']:.3f} x trials")
+    ax.set_title(f"Mismatched results per strategy ({trials} trials, "
+                 f"{report.params['calls']} calls)")
+    ax.set_ylabel("trials with a mismatch")
+    ax.set_ylim(0, trials * 1.1)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
+    fig, ax = _figure()
+    rows = report.rows
+    xs = [r[x] for r in rows]
+    for key, style in (("position_over_completion", "o-"), ("call_id", "s-")):
+        ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
+                label=f"{key} (measured)")
+    ax.plot(xs, [r["theory"] for r in rows], "k--", label="theory 1 - 1/n!")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("share of trials with a mismatch")
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def spread_plot(report: Report) -> Figure:
+    fig = _rate_plot(report, "spread_ms", "delay spread (ms, symlog)",
+                     f"Mismatch rate vs delay spread ({report.params['calls']} calls)")
+    ax = fig.axes[0]
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlim(0, max(r["spread_ms"] for r in report.rows) * 1.3)
+    return fig
+
+
+def calls_plot(report: Report) -> Figure:
+    return _rate_plot(report, "calls", "calls in one turn",
+                      "Mismatch rate vs number of calls (delays 10-500 ms)")
+
+
+def order_bars(report: Report) -> Figure:
+    fig, ax = _figure(6, 3.4)
+    names = list(report.data["in_request_order"])
+    trials = report.params["trials"]
+    bars = ax.bar(names, [report.data["in_request_order"][n] for n in names],
+                  color=[COLORS[n] for n in names])
+    ax.bar_label(bars)
+    ax.axhline(trials / math.factorial(report.params["calls"]), ls="--", color="black",
+               label=f"theory for as_completed: trials / {report.params['calls']}!")
+    ax.set_ylabel("trials in request order")
+    ax.set_ylim(0, trials * 1.1)
+    ax.set_title("How often results come back in request order")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def exceptions_bars(report: Report) -> Figure:
+    fig, ax = _figure()
+    names = list(report.data["strategies"])
+    width = 0.38
+    for k, (key, color) in enumerate((("mismatched_pairs", "#fc8d62"),
+                                      ("unanswered_calls", "#8da0cb"))):
+        xs = [i + (k - 0.5) * width for i in range(len(names))]
+        bars = ax.bar(xs, [report.data["strategies"][n][key] for n in names], width,
+                      label=key.replace("_", " "), color=color)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_ylabel("calls")
+    ax.set_title(f"When calls raise (failure rate {report.params['failure_rate']})")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def stream_plot(report: Report) -> Figure:
+    """Arguments received per call against the chunk number; where each parses and runs."""
+    fig, ax = _figure()
+    rows = report.rows
+    for index in sorted({r["index"] for r in rows}):
+        mine = [r for r in rows if r["index"] == index]
+        ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
+                label=f"call {index}: argument characters")
+        parsed = [r for r in mine if r["parses"] and not r["executable"]]
+        ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
+                mfc="none", color="black")
+    ax.plot([], [], "o", mfc="none", color="black", label="parses, not executable")
+    finish = report.data["first_executable_chunk"]
+    if finish is not None:
+        ax.axvline(finish, color="#66c2a5", lw=2, label="finish: calls become executable")
+    ax.set_xlabel("chunk")
+    ax.set_ylabel("characters of arguments")
+    ax.set_title("Streamed fragments: nothing runs before the stream closes")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
+
+
+def timeline_gantt(report: Report) -> Figure:
+    """Each call's span on the clock, sequential above, concurrent below."""
+    spans = report.rows
+    modes = list(dict.fromkeys(s["mode"] for s in spans))
+    fig = Figure(figsize=(7.5, 1.2 + 1.6 * len(modes)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(modes), 1, sharex=True)
+    palette = ["#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f"]
+    for ax, mode in zip(axes, modes, strict=True):
+        mine = [s for s in spans if s["mode"] == mode]
+        for y, s in enumerate(mine):
+            ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
+                    color=palette[s["batch"] % len(palette)], edgecolor="black")
+        ax.set_yticks(range(len(mine)), [f"{s['call']} {s['name']}" for s in mine], fontsize=8)
+        ax.invert_yaxis()
+        wall = report.data["wall_s"][mode] * 1000
+        ax.set_title(f"{mode}: wall time {wall:.0f} ms (colour = batch)", fontsize=10)
+    axes[-1].set_xlabel("virtual time (ms)")
+    return fig
+
+
+def outcomes_plot(report: Report) -> Figure:
+    """Stacked shares of run outcomes per failure rate, and what fail-fast would fail."""
+    fig, ax = _figure(9.0, 3.6)
+    rows = report.rows
+    xs = [f"{r['failure_rate']:.0%}" for r in rows]
+    bottom = [0.0] * len(rows)
+    for key, color, label in (("completed", "#66c2a5", "completed"),
+                              ("partial", "#ffd92f", "completed, marked partial"),
+                              ("failed", "#fc8d62", "failed (a tool crashed)")):
+        values = [r[key] for r in rows]
+        ax.bar(xs, values, bottom=bottom, color=color, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    ax.plot(xs, [r["failed_if_fail_fast"] for r in rows], "ko--",
+            label="failed if any error failed the run")
+    ax.set_xlabel("share of lookups that fail")
+    ax.set_ylabel("share of runs")
+    ax.set_ylim(0, 1.05)
+    ax.set_title(f"How runs end as tools fail ({report.params['runs']} runs per rate)")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def quirks_plot(report: Report) -> Figure:
+    """Per quirk stream: calls that may run and calls refused."""
+    rows = report.rows
+    fig = Figure(figsize=(7.5, 0.45 * len(rows) + 1.2), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    names = [r["stream"] for r in rows]
+    run = [r["may_run"] for r in rows]
+    refused = [r["calls"] - r["may_run"] for r in rows]
+    ax.barh(names, run, color="#66c2a5", label="may run (tolerated, exact calls)")
+    ax.barh(names, refused, left=run, color="#fc8d62", label="refused (never run)")
+    ax.invert_yaxis()
+    ax.set_xlabel("calls in the stream")
+    ax.set_ylabel("recorded stream")
+    ax.set_title("Real-world stream quirks: what the policies decide")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+PLOTS: dict[str, Callable[[Report], Figure]] = {
+    "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
+    "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
+    "outcomes": outcomes_plot, "quirks": quirks_plot,
+}
+
+
+def plot(report: Report) -> Figure | None:
+    """The figure for a report, or None for experiments that are tables only."""
+    fn = PLOTS.get(report.name)
+    return fn(report) if fn else None

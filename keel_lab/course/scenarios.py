@@ -1,0 +1,68 @@
+"""The course's fixtures: the questions, turns and streams that experiments, checks, notebooks
+and tests all use, so each is written once."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+
+from keel_lab.core.ids import RunIds
+from keel_lab.core.model import Turn
+from keel_lab.core.protocol import ToolRequest, UserMessage
+from keel_lab.core.streaming import StreamEvent, ToolCallDelta
+from keel_lab.course.offline_model import OfflineAdapter
+
+COMPARE = "Which is more severe, INC-001 or INC-002?"
+PARTIAL = "Which is more severe, INC-001 or INC-999?"
+NOTE = "Add a note to INC-001, note: customer impact confirmed"
+
+# One question per partial-success status.
+SCENARIOS = {
+    "business error": PARTIAL,
+    "approval": "Restart checkout, it is stuck",
+    "internal error": "Search the logs of billing and auth-api for 'timeout'",
+}
+
+# A turn that mixes independent reads with a write in the middle: the write must run alone.
+TURN = [
+    ("lookup_incident", {"incident_id": "INC-001"}),
+    ("lookup_incident", {"incident_id": "INC-003"}),
+    ("get_service_status", {"service": "auth-api"}),
+    ("add_incident_note", {"incident_id": "INC-001", "note": "pool exhausted"}),
+    ("search_logs", {"service": "checkout", "query": "timeout"}),
+    ("get_service_status", {"service": "checkout"}),
+]
+
+
+def compare_question(calls: int) -> str:
+    """'Which is more severe, INC-001, INC-002 or INC-003?' for `calls` incidents."""
+    ids = [f"INC-{i:03d}" for i in range(1, calls + 1)]
+    listed = ids[0] if calls == 1 else ", ".join(ids[:-1]) + f" or {ids[-1]}"
+    return f"Which is more severe, {listed}?"
+
+
+def turn_requests(seed: int = 0) -> list[ToolRequest]:
+    """`TURN` as the executor receives it, with the seed's call ids."""
+    ids = RunIds.seeded(seed)
+    return [ToolRequest(ids.call_id(0, i), name, json.dumps(args), args)
+            for i, (name, args) in enumerate(TURN)]
+
+
+def offline_stream(question: str, seed: int = 0, chunk_size: int = 6,
+                   interleave: bool = True) -> list[StreamEvent]:
+    """The offline model's first streamed turn for `question`, as a list of events."""
+    model = OfflineAdapter(seed, chunk_size, interleave)
+    return list(model.stream([UserMessage(question)], model.tools,
+                             Turn(RunIds.seeded(seed), 0)))
+
+
+def corrupt(events: Sequence[StreamEvent], index: int) -> Iterator[StreamEvent]:
+    """The same stream with the last argument fragment of call `index` dropped (bad JSON)."""
+    last = max(i for i, e in enumerate(events)
+               if isinstance(e, ToolCallDelta) and e.index == index and e.arguments_delta)
+    return (e for i, e in enumerate(events) if i != last)
+
+
+def slow_first(request: ToolRequest) -> float:
+    """The first call of a turn takes 300 ms, the others 100 ms: it is made first, ends last."""
+    return 0.3 if request.call_id.endswith(":call-0") else 0.1

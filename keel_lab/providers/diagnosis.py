@@ -1,0 +1,141 @@
+"""A recorded turn of a real provider, judged by the core assembler and explained call by call.
+
+The converter of the stream's format turns payloads into the lab's deltas and notes every quirk
+it meets; the core assembler decides, as it does for the runner, which calls may run. The
+diagnosis only explains that verdict: there is no second set of rules here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from keel_lab.core.errors import LabError
+from keel_lab.core.protocol import parse_arguments
+from keel_lab.core.streaming import Assembly, CallState, StreamEvent, assemble
+from keel_lab.core.tables import format_table
+from keel_lab.providers.formats import STREAM_FORMATS, detect_stream
+from keel_lab.providers.streams import anthropic, ollama, openai_chat, openai_responses
+from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
+from keel_lab.providers.streams.records import parse_records, read_file
+
+Converter = Callable[[Iterable[dict[str, Any]], Diagnostics], Iterator[StreamEvent]]
+
+CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
+    openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert),
+    strict=True))
+
+
+@dataclass
+class WireCallReport:
+    index: int
+    id: str | None
+    name: str
+    arguments: str
+    input: dict[str, Any] | None
+    executable: bool
+    error: str | None
+
+
+@dataclass
+class Diagnosis:
+    """What a recorded turn holds: its calls, whether each may run, and every quirk met."""
+
+    format: str
+    finish_reason: str | None
+    calls: list[WireCallReport]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    interrupted: str | None = None
+    text: str = ""  # the turn's text content, assembled alongside the calls
+
+    @property
+    def ok(self) -> bool:
+        """The turn finished and every call in it may run (a turn without calls is fine)."""
+        return (self.finish_reason is not None and self.interrupted is None
+                and all(c.executable for c in self.calls))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"finish_reason": self.finish_reason,
+                "calls": [vars(c) for c in self.calls],
+                "diagnostics": [d.to_dict() for d in self.diagnostics]}
+
+    def table(self) -> str:
+        rows = [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
+                 "executable": c.executable, "error": c.error} for c in self.calls]
+        lines = [f"format: {self.format}, finish reason: {self.finish_reason}",
+                 format_table(rows) if rows else "(no tool calls)"]
+        lines += [f"- {d.action} {d.quirk}"
+                  + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
+                     if d.index is not None else "") + f": {d.message}"
+                  for d in self.diagnostics]
+        return "\n".join(lines)
+
+
+def to_events(records: Iterable[dict[str, Any]], fmt: str, diag: Diagnostics
+              ) -> Iterator[StreamEvent]:
+    if fmt not in CONVERTERS:
+        raise LabError(f"unknown format {fmt!r}; formats: {', '.join(CONVERTERS)}")
+    return CONVERTERS[fmt](records, diag)
+
+
+def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
+    """Assemble a recorded turn with the core assembler and explain every call."""
+    fmt = detect_stream(records) if fmt == "auto" else fmt
+    diag = Diagnostics()
+    assembly = assemble(_noting_server_errors(to_events(records, fmt, diag), diag))
+    for p in assembly.problems:  # the converter's own wording, where it noted one, comes first
+        diag.note(p.index, _state(assembly, p.index).id, p.kind, p.message, "rejected")
+    reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
+                              None if s.rejected else parse_arguments(s.arguments)[0],
+                              assembly.readiness(s).executable, _explain(s, assembly, diag))
+               for s in assembly.calls]
+    return Diagnosis(fmt, assembly.finish_reason, reports, list(diag),
+                     assembly.refused if assembly.finish_reason is None else None, assembly.text)
+
+
+def _noting_server_errors(events: Iterator[StreamEvent], diag: Diagnostics
+                          ) -> Iterator[StreamEvent]:
+    try:
+        yield from events
+    except ConnectionError as exc:
+        diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
+                  "rejected")
+        raise
+
+
+def _state(assembly: Assembly, index: int) -> CallState:
+    return next(s for s in assembly.calls if s.index == index)
+
+
+def _explain(state: CallState, assembly: Assembly, diag: Diagnostics) -> str | None:
+    """Why the assembler's verdict forbids this call, in the diagnostics' words: its own
+    rejection first, then what refused the whole turn, then the call's own reason."""
+    verdict = assembly.readiness(state)
+    if verdict.executable:
+        return None
+    rejected = [d for d in diag if d.action == "rejected"]
+    own = next((d for d in rejected if d.index == state.index), None)
+    if own:
+        return own.message + ("; the turn is refused" if assembly.refused else "")
+    cause = next((d for d in rejected if d.index is None
+                  or not _state(assembly, d.index).rejected), None)
+    if assembly.refused and cause:
+        where = f" because of call {cause.index}" if cause.index is not None else ""
+        return f"not run: the turn is refused{where} ({cause.quirk}: {cause.message})"
+    return verdict.reason
+
+
+def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
+    """The format and payloads of a recorded stream file (SSE text or JSON lines)."""
+    records = parse_records(read_file(path), str(path))
+    if not records:
+        raise LabError(f"{path}: no events in the file")
+    return (detect_stream(records, str(path)) if fmt == "auto" else fmt), records
+
+
+def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
+    """`diagnose` on a recorded stream file."""
+    fmt, records = read_stream(path, fmt)
+    return diagnose(records, fmt)

@@ -1,0 +1,45 @@
+"""The provider formats the lab reads, by name, and how each is told apart from the others.
+
+One list of names serves the CLI's choices, the converters and detection: streams come in four
+formats, conversations (histories) in two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from keel_lab.core.errors import LabError
+
+STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama")
+HISTORY_FORMATS = ("openai", "anthropic")
+DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
+
+
+def detect_stream(records: Sequence[dict[str, Any]], where: str = "stream") -> str:
+    """The format of a stream, from the shape of its first recognisable payload."""
+    for r in records:
+        if r is DONE:
+            continue
+        kind = str(r.get("type", ""))
+        if "choices" in r or r.get("object") == "chat.completion.chunk":
+            return "openai-chat"
+        if kind.startswith("response."):
+            return "openai-responses"
+        if kind.startswith(("message_", "content_block_")) or kind == "ping":
+            return "anthropic"
+        if "message" in r and "done" in r:
+            return "ollama"
+    raise LabError(f"{where}: cannot tell the format (none of {', '.join(STREAM_FORMATS)}); "
+                   "pass --format")
+
+
+def detect_history(messages: Sequence[dict[str, Any]]) -> str:
+    """Anthropic when any message carries tool_use or tool_result blocks, else OpenAI."""
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, list) and any(
+                isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
+                for b in content):
+            return "anthropic"
+    return "openai"

@@ -1,0 +1,58 @@
+"""A model adapter on the official `openai` SDK: any OpenAI-compatible server (OpenAI, Ollama's
+/v1, vLLM, llama.cpp server, or the lab's replay server).
+
+Streaming goes through the same converter and assembler as recorded streams, so every quirk rule
+applies to live traffic too; `diagnostics` keeps what each streamed turn showed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from keel_lab.core.model import Turn
+from keel_lab.core.protocol import AssistantMessage, Message
+from keel_lab.core.streaming import StreamEvent
+from keel_lab.core.tools import Toolset
+from keel_lab.providers.openai_messages import from_openai, to_openai
+from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
+from keel_lab.providers.streams.openai_chat import convert
+
+
+class OpenAIChatAdapter:
+    def __init__(self, model: str, base_url: str, api_key: str = "keel-lab",
+                 timeout: float = 30.0, client: Any = None) -> None:
+        from openai import OpenAI  # loaded only when a real client is used
+
+        self.model = model
+        self.client = client or OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
+                                       max_retries=0)
+        self.diagnostics: list[list[Diagnostic]] = []  # one list per streamed turn
+
+    @property
+    def last_diagnostics(self) -> list[Diagnostic]:
+        return self.diagnostics[-1] if self.diagnostics else []
+
+    def _request(self, messages: Sequence[Message], tools: Toolset) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": to_openai(messages)}
+        if tools.tools:
+            request["tools"] = tools.schemas()
+        return request
+
+    def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+                 ) -> AssistantMessage:
+        response = self.client.chat.completions.create(**self._request(messages, tools))
+        [message] = from_openai([response.choices[0].message.to_dict()])
+        assert isinstance(message, AssistantMessage)
+        return message
+
+    def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+               ) -> Iterator[StreamEvent]:
+        diagnostics = Diagnostics()
+        self.diagnostics.append(diagnostics)
+        chunks = self.client.chat.completions.create(stream=True,
+                                                     **self._request(messages, tools))
+        try:
+            yield from convert((chunk.to_dict() for chunk in chunks), diagnostics)
+        finally:
+            chunks.close()

@@ -1,0 +1,201 @@
+"""Real wire formats: every recorded stream, every quirk policy, bad files."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from keel_lab import LabError
+from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
+from keel_lab.providers.formats import detect_stream as detect
+from keel_lab.providers.streams.records import MAX_BYTES, parse_records, sse_events
+
+STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+LOOKUP_1 = ("lookup_incident", {"incident_id": "INC-001"})
+LOOKUP_2 = ("lookup_incident", {"incident_id": "INC-002"})
+MIXED = [("lookup_incident", {"incident_id": "INC-003"}),
+         ("get_service_status", {"service": "checkout"}),
+         ("search_logs", {"service": "checkout", "query": "timeout"})]
+
+
+def run(name, fmt="auto"):
+    return diagnose_file(STREAMS / name, fmt)
+
+
+def calls(d):
+    return [(c.name, c.input) for c in d.calls]
+
+
+@pytest.mark.parametrize(("name", "fmt", "expected"), [
+    ("openai-chat/one_call.sse", "openai-chat", [LOOKUP_1]),
+    ("openai-chat/parallel_calls.sse", "openai-chat", [LOOKUP_1, LOOKUP_2]),
+    ("openai-chat/parallel_calls_interleaved.jsonl", "openai-chat", MIXED),
+    ("openai-responses/one_call.sse", "openai-responses", [LOOKUP_1]),
+    ("openai-responses/parallel_calls.sse", "openai-responses", [LOOKUP_1, LOOKUP_2]),
+    ("openai-responses/after_reasoning.jsonl", "openai-responses", MIXED),
+    ("anthropic/one_call.sse", "anthropic", [LOOKUP_1]),
+    ("anthropic/parallel_calls.sse", "anthropic", [LOOKUP_1, LOOKUP_2]),
+    ("anthropic/three_calls.jsonl", "anthropic", MIXED),
+    ("ollama/one_call.jsonl", "ollama", [LOOKUP_1]),
+    ("ollama/parallel_calls.jsonl", "ollama", [LOOKUP_1, LOOKUP_2]),
+    ("ollama/calls_in_separate_lines.jsonl", "ollama", MIXED),
+])
+def test_every_format_assembles_its_calls(name, fmt, expected):
+    d = run(name)
+    assert d.format == fmt and d.ok
+    assert calls(d) == expected
+    assert len({c.id for c in d.calls}) == len(d.calls)
+
+
+def test_format_specific_ids_and_indexes():
+    responses = run("openai-responses/after_reasoning.jsonl")
+    assert [c.index for c in responses.calls] == [1, 2, 3]  # a reasoning item took index 0
+    assert all(c.id.startswith("call_") for c in responses.calls)  # call_id, not the fc_ item
+    anthropic = run("anthropic/parallel_calls.sse")
+    assert [c.index for c in anthropic.calls] == [1, 2]  # a text block took index 0
+    assert all(c.id.startswith("toolu_") for c in anthropic.calls)
+    assert [c.id for c in run("ollama/parallel_calls.jsonl").calls] == [
+        "ollama-call-0", "ollama-call-1"]
+
+
+def quirks(d):
+    return {(x.quirk, x.action) for x in d.diagnostics}
+
+
+TOLERATED = [
+    ("index_missing.sse", {("index_missing", "tolerated")}),
+    ("index_null.sse", {("index_missing", "tolerated")}),
+    ("all_index_zero.sse", {("index_reused", "tolerated")}),
+    ("sparse_index.sse", {("sparse_index", "tolerated")}),
+    ("index_string.sse", {("index_string", "tolerated")}),
+    ("name_repeated.sse", {("name_repeated", "tolerated")}),
+    ("id_repeated.sse", set()),
+    ("id_empty_on_continuation.sse", set()),
+    ("arguments_null_tail.sse", set()),
+    ("arguments_object.jsonl", {("arguments_object", "tolerated")}),
+    ("finish_stop_with_calls.sse", {("finish_stop_with_calls", "tolerated")}),
+]
+
+
+@pytest.mark.parametrize(("name", "expected"), TOLERATED)
+def test_tolerated_quirks_still_give_the_exact_calls(name, expected):
+    d = run(f"quirks/{name}")
+    assert d.ok, d.table()
+    assert calls(d) == [LOOKUP_1, LOOKUP_2]
+    assert quirks(d) == expected
+
+
+def test_split_escape_sequence_is_harmless():
+    d = run("quirks/split_escape.sse")
+    assert d.ok and d.calls[0].input == {"service": "checkout", "query": 'café "au lait"'}
+
+
+@pytest.mark.parametrize(("name", "quirk", "index", "says"), [
+    ("split_utf8.sse", "split_utf8", 0, "arguments contain U+FFFD"),
+    ("id_changed.sse", "id_changed", 0, "the id changed from call_U8JZ"),
+    ("duplicate_id.sse", "duplicate_id", 1, "reuses the id of call at index 0"),
+    ("truncated.sse", "truncated", None, "ended before a finish reason"),
+])
+def test_rejected_quirks_run_nothing_and_name_the_call(name, quirk, index, says):
+    d = run(f"quirks/{name}")
+    assert not d.ok and not [c for c in d.calls if c.executable]
+    [diagnostic] = [x for x in d.diagnostics if x.action == "rejected"]
+    assert (diagnostic.quirk, diagnostic.index) == (quirk, index)
+    assert says in diagnostic.message
+    if index is not None:
+        assert diagnostic.id == next(c.id for c in d.calls if c.index == index) or \
+            quirk == "id_changed"
+    assert all(c.error for c in d.calls)
+
+
+def test_a_rejected_call_does_not_stop_a_sound_sibling():
+    records = parse_records((STREAMS / "quirks/split_utf8.sse").read_text())[:-1]  # no DONE
+    second = {**records[1], "choices": [{"index": 0, "delta": {"tool_calls": [
+        {"index": 1, "id": "call_ok", "type": "function",
+         "function": {"name": "lookup_incident", "arguments": '{"incident_id": "INC-002"}'}}]},
+        "finish_reason": None}]}
+    d = diagnose([records[0], records[1], second, *records[2:]], "openai-chat")
+    assert [(c.index, c.executable) for c in d.calls] == [(0, False), (1, True)]
+
+
+def test_detect():
+    assert detect([{"choices": []}]) == "openai-chat"
+    assert detect([{"type": "response.created"}]) == "openai-responses"
+    assert detect([{"type": "message_start"}]) == "anthropic"
+    assert detect([{"message": {}, "done": False}]) == "ollama"
+    with pytest.raises(LabError, match="cannot tell the format"):
+        detect([{"hello": 1}])
+
+
+def test_sse_rules():
+    text = ": comment\nevent: a\ndata: {\"x\":\ndata: 1}\n\nid: 7\ndata: [DONE]\n\ndata: {\"cut\""
+    assert list(sse_events(text)) == [("a", '{"x":\n1}', 3), ("message", "[DONE]", 7)]
+    assert parse_records(text)[0] == {"x": 1}
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (b"data: {not json}\n\n", "line 1: not JSON"),
+    (b'{"a": 1}\n[1, 2]\n', "line 2: expected a JSON object, got list"),
+    (b"\xff\xfe\x00garbage", "binary data (a NUL byte at offset 2)"),
+    (b"\xc3\x28 not utf-8", "not UTF-8 text (invalid byte at offset 0)"),
+    (b"", "no events in the file"),
+    (b'{"hello": "world"}\n', "cannot tell the format"),
+])
+def test_bad_files_get_a_clear_error(tmp_path, content, message):
+    path = tmp_path / "stream.txt"
+    path.write_bytes(content)
+    with pytest.raises(LabError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_stream(path)
+
+
+def test_huge_file_is_refused_without_reading_it(tmp_path):
+    path = tmp_path / "huge.sse"
+    with path.open("wb") as f:
+        f.truncate(100 * 1000 * 1000)  # sparse: 100 MB on paper, nothing on disk
+    with pytest.raises(LabError, match=r"100\.0 MB is too large .* at most 32 MiB"):
+        read_stream(path)
+    assert MAX_BYTES == 32 * 1024 * 1024
+
+
+def test_missing_file():
+    with pytest.raises(LabError, match="cannot read"):
+        read_stream("/nonexistent/stream.sse")
+
+
+def test_bad_index_type_is_named():
+    bad = [{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1.5, "id": "a"}]}}]}]
+    with pytest.raises(LabError, match=r"chunk 0: tool call index 1\.5"):
+        diagnose(bad, "openai-chat")
+
+
+def test_server_error_mid_stream_interrupts():
+    records = [{"type": "message_start", "message": {}},
+               {"type": "content_block_start", "index": 0,
+                "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}}},
+               {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+    d = diagnose(records, "anthropic")
+    assert not d.ok and "overloaded_error" in d.interrupted
+    assert not d.calls[0].executable
+
+
+@pytest.mark.parametrize("path", sorted(STREAMS.rglob("*.*")), ids=lambda p: p.name)
+def test_sse_and_json_lines_give_the_same_diagnosis(tmp_path, path):
+    records = parse_records(path.read_text())
+    if path.suffix == ".sse":
+        other = "".join(("[DONE]" if r.get("__done__") else json.dumps(r)) + "\n"
+                        for r in records if not r.get("__done__"))
+    else:
+        other = "".join(f"data: {json.dumps(r)}\n\n" for r in records)
+    twin = tmp_path / ("twin.jsonl" if path.suffix == ".sse" else "twin.sse")
+    twin.write_text(other)
+    fmt, _ = read_stream(path)
+    assert diagnose_file(twin, fmt).to_dict() == diagnose(
+        records, fmt).to_dict()
+
+
+def test_server_error_is_a_diagnostic_in_the_json():
+    records = [{"type": "message_start", "message": {}},
+               {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
+    out = diagnose(records, "anthropic").to_dict()
+    assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
+        ("server_error", "rejected")]
