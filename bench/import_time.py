@@ -19,7 +19,7 @@ def once(module: str) -> float:
 def main() -> dict[str, str]:
     base = min(once("sys") for _ in range(7))
     lab = min(once("keel_lab") for _ in range(7))
-    plots = min(once("keel_lab.plots") for _ in range(3))
+    plots = min(once("keel_lab.course.plots") for _ in range(3))
     return {"`import keel_lab` (interpreter start-up subtracted)": f"{lab - base:.3f} s",
             "`import keel_lab.course.plots` (matplotlib)": f"{plots - base:.3f} s"}
 

@@ -11,18 +11,16 @@ from keel_lab.core.events import Event
 from keel_lab.core.executor import Executor, Span, TurnResult
 from keel_lab.core.history import HistoryProblem, validate_history
 from keel_lab.core.ids import RunIds
-from keel_lab.core.model import ScriptedAdapter, Turn
-from keel_lab.core.partial_success import FATAL_CODES, Code, Status, run_status
-from keel_lab.core.protocol import (
+from keel_lab.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolCall,
     ToolMessage,
-    ToolRequest,
     UserMessage,
-    parse_arguments,
 )
+from keel_lab.core.model import ScriptedAdapter, Turn
+from keel_lab.core.partial_success import FATAL_CODES, Code, Status, run_status
+from keel_lab.core.protocol import ToolCall, ToolRequest, parse_arguments
 from keel_lab.core.runner import Runner, RunResult
 from keel_lab.core.streaming import (
     Assembly,

@@ -122,7 +122,7 @@ def grouped(requests, is_safe):
 def batches_loop(requests, tools):
     def safe(r):
         t = tools.get(r.name)
-        return t is not None and t.concurrency_safe and not t.requires_approval
+        return t is not None and t.may_run_together
     return grouped(requests, safe)
 
 

@@ -1,6 +1,6 @@
 import json
 
-from keel_lab import Executor, ToolRequest, make_batches, run_coroutine
+from keel_lab import Executor, ToolRequest, run_coroutine
 from keel_lab.core.executor import seeded_latency
 
 
@@ -18,12 +18,6 @@ UNKNOWN = req(5, "drop_tables")
 
 def ids(batches):
     return [[r.call_id for r in b] for b in batches]
-
-
-def test_only_consecutive_safe_calls_share_a_batch(tools):
-    requests = [*READS[:2], NOTE, READS[2], UNKNOWN, RESTART, READS[0]]
-    assert ids(make_batches(requests, tools)) == [
-        ["c0", "c1"], ["c3"], ["c2"], ["c5"], ["c4"], ["c0"]]
 
 
 def test_concurrent_batch_costs_its_slowest_call(tools):

@@ -201,3 +201,20 @@ def test_for_user_marks_partial_answers_and_pauses():
         'Waiting for your approval: restart_service({"service": "checkout"})')
     failed = runner.run("Search the logs of billing").for_user()
     assert failed.startswith("The run failed: run-") and "tool_internal_error" in failed
+
+
+def test_a_model_without_tools_needs_them_passed():
+    with pytest.raises(LabError, match="ScriptedAdapter brings no tools: pass tools="):
+        Runner(ScriptedAdapter([AssistantMessage("done")]))
+    assert Runner(ScriptedAdapter([AssistantMessage("done")]), Toolset()).run("q").answer == "done"
+
+
+def test_the_status_rule_is_an_argument():
+    from keel_lab.course.experiments.faults import fail_fast
+
+    r = Runner(OfflineAdapter(), status_rule=fail_fast).run(
+        "Which is more severe, INC-001 or INC-999?")
+    assert (r.status, r.error) == ("failed", f"{r.outcomes[1].call_id}: incident_not_found: "
+                                             f"{r.outcomes[1].detail}")
+    odd = Runner(OfflineAdapter(), status_rule=lambda codes: "failed").run(COMPARE)
+    assert (odd.status, odd.error) == ("failed", "the status rule answered 'failed'")

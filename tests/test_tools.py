@@ -121,6 +121,14 @@ def test_declarations(tools):
     assert [n for n, t in tools.tools.items() if t.requires_approval] == ["restart_service"]
 
 
+def test_only_safe_tools_without_approval_may_run_together(tools):
+    assert {n for n, t in tools.tools.items() if t.may_run_together} == {
+        "lookup_incident", "get_service_status", "search_logs"}
+    both = Tool("peek_and_page", "", {"type": "object"}, dict, concurrency_safe=True,
+                requires_approval=True)
+    assert both.concurrency_safe and not both.may_run_together
+
+
 def test_write_tools_keep_state_per_toolset(tools):
     args = '{"incident_id": "INC-001", "note": "n"}'
     assert json.loads(outcome(tools, "add_incident_note", args).content)["notes"] == 1

@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from keel_lab.core.batching import make_batches
 from keel_lab.core.clock import now
 from keel_lab.core.events import Event
+from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Code
-from keel_lab.core.protocol import ToolMessage, ToolRequest
+from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import ToolOutcome, Toolset, failure, invoke
 
 Latency = Callable[[ToolRequest], float]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from keel_lab.core.protocol import AssistantMessage, Message, ToolMessage
+from keel_lab.core.messages import AssistantMessage, Message, ToolMessage
 
 MISSING_RESULTS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
@@ -37,6 +37,9 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     answered: set[str] = set()
     open_at = -1
 
+    def flag(kind: str, message: str, call_id: str, pos: int) -> None:
+        problems.append(HistoryProblem(kind, message, (call_id,), pos))
+
     def close() -> None:
         if pending:
             problems.append(HistoryProblem(
@@ -50,15 +53,12 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                 pending.remove(m.tool_call_id)
                 answered.add(m.tool_call_id)
             elif m.tool_call_id in answered:
-                problems.append(HistoryProblem(
-                    "duplicate_result",
-                    f"messages[{pos}]: a second tool message responds to tool_call_id "
-                    f"{m.tool_call_id}; each call gets exactly one",
-                    (m.tool_call_id,), pos))
+                flag("duplicate_result", f"messages[{pos}]: a second tool message responds to "
+                     f"tool_call_id {m.tool_call_id}; each call gets exactly one",
+                     m.tool_call_id, pos)
             else:
-                problems.append(HistoryProblem(
-                    "orphan_result", f"{ORPHAN_RESULT} (messages[{pos}], tool_call_id "
-                    f"{m.tool_call_id})", (m.tool_call_id,), pos))
+                flag("orphan_result", f"{ORPHAN_RESULT} (messages[{pos}], tool_call_id "
+                     f"{m.tool_call_id})", m.tool_call_id, pos)
             continue
         close()
         answered.clear()
@@ -66,11 +66,9 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
             open_at = pos
             for j, call in enumerate(m.tool_calls):
                 if call.id in first_seen:
-                    problems.append(HistoryProblem(
-                        "duplicate_id",
-                        f"messages[{pos}].tool_calls[{j}]: tool call ids must be unique; "
-                        f"{call.id} was already used in messages[{first_seen[call.id]}]",
-                        (call.id,), pos))
+                    flag("duplicate_id", f"messages[{pos}].tool_calls[{j}]: tool call ids must "
+                         f"be unique; {call.id} was already used in "
+                         f"messages[{first_seen[call.id]}]", call.id, pos)
                 first_seen.setdefault(call.id, pos)
                 pending.append(call.id)  # still owed its one result
     close()

@@ -14,7 +14,8 @@ from typing import Protocol
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.ids import RunIds
-from keel_lab.core.protocol import AssistantMessage, Message, ToolCall
+from keel_lab.core.messages import AssistantMessage, Message
+from keel_lab.core.protocol import ToolCall
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
 

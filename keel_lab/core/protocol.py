@@ -1,4 +1,4 @@
-"""Protocol objects: one tool call in its two shapes, and the messages of a conversation.
+"""A tool call in its two shapes, and the problems that make a turn's calls unusable.
 
 A call has a *protocol form* (`ToolCall`: id, name, raw argument text) that goes back into the
 history exactly as the model sent it, and an *execution form* (`ToolRequest`: parsed input or a
@@ -85,33 +85,3 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None
-
-
-@dataclass(frozen=True, slots=True)
-class SystemMessage:
-    content: str
-    role: str = "system"
-
-
-@dataclass(frozen=True, slots=True)
-class UserMessage:
-    content: str
-    role: str = "user"
-
-
-@dataclass(frozen=True, slots=True)
-class AssistantMessage:
-    content: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    role: str = "assistant"
-
-
-@dataclass(frozen=True, slots=True)
-class ToolMessage:
-    tool_call_id: str
-    name: str
-    content: str
-    role: str = "tool"
-
-
-Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage

@@ -15,6 +15,7 @@ from keel_lab.core.errors import LabError
 from keel_lab.core.events import Event
 from keel_lab.core.executor import Executor, Span
 from keel_lab.core.ids import RunIds
+from keel_lab.core.messages import AssistantMessage, Message, UserMessage
 from keel_lab.core.model import Model, Turn
 from keel_lab.core.partial_success import (
     PAUSE_CODE,
@@ -24,13 +25,7 @@ from keel_lab.core.partial_success import (
     is_business_error,
     run_status,
 )
-from keel_lab.core.protocol import (
-    AssistantMessage,
-    Message,
-    ToolRequest,
-    UserMessage,
-    call_problems,
-)
+from keel_lab.core.protocol import ToolRequest, call_problems
 from keel_lab.core.streaming import assemble
 from keel_lab.core.tools import ToolOutcome, Toolset
 

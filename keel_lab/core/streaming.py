@@ -13,8 +13,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.messages import AssistantMessage
 from keel_lab.core.protocol import (
-    AssistantMessage,
     CallProblem,
     ToolCall,
     ToolRequest,

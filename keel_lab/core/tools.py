@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Code
-from keel_lab.core.protocol import ToolMessage, ToolRequest
+from keel_lab.core.protocol import ToolRequest
 
 ToolFunction = Callable[..., Any] | Callable[..., Awaitable[Any]]
 

@@ -13,15 +13,9 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from keel_lab.core.model import Turn
-from keel_lab.core.protocol import (
-    AssistantMessage,
-    Message,
-    ToolCall,
-    ToolMessage,
-    UserMessage,
-    parse_arguments,
-)
+from keel_lab.core.protocol import ToolCall, parse_arguments
 from keel_lab.core.streaming import Finish, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.core.tools import Toolset
 from keel_lab.course import data

@@ -7,8 +7,9 @@ import json
 from collections.abc import Iterator, Sequence
 
 from keel_lab.core.ids import RunIds
+from keel_lab.core.messages import UserMessage
 from keel_lab.core.model import Turn
-from keel_lab.core.protocol import ToolRequest, UserMessage
+from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.streaming import StreamEvent, ToolCallDelta
 from keel_lab.course.offline_model import OfflineAdapter
 

@@ -12,15 +12,14 @@ from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.history import HistoryProblem
-from keel_lab.core.protocol import (
+from keel_lab.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     UserMessage,
-    parse_arguments,
 )
+from keel_lab.core.protocol import ToolCall, parse_arguments
 
 MISSING = ("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately "
            "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "

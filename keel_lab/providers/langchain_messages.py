@@ -11,15 +11,14 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.protocol import (
+from keel_lab.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     UserMessage,
-    parse_arguments,
 )
+from keel_lab.core.protocol import ToolCall, parse_arguments
 
 
 def _core() -> Any:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.model import Turn
-from keel_lab.core.protocol import AssistantMessage, Message
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
 from keel_lab.providers.openai_messages import from_openai, to_openai

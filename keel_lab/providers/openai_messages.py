@@ -6,14 +6,14 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.protocol import (
+from keel_lab.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
-    ToolCall,
     ToolMessage,
     UserMessage,
 )
+from keel_lab.core.protocol import ToolCall
 
 
 def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:

@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable, Sequence
 
 from keel_lab.core.history import validate_history
-from keel_lab.core.protocol import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
+from keel_lab.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
+from keel_lab.core.protocol import ToolCall
 from keel_lab.core.tools import ToolError
 from keel_lab.course.checks.verdict import Verdict, calls_of, guard
 

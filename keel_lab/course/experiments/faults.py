@@ -12,8 +12,9 @@ from dataclasses import replace
 
 from keel_lab.core.executor import Emit, Executor, TurnResult
 from keel_lab.core.history import validate_history
+from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Status, run_status
-from keel_lab.core.protocol import ToolMessage, ToolRequest
+from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.runner import Runner, RunResult
 from keel_lab.core.streaming import StreamEvent, cancel_after, snapshots
 from keel_lab.core.tools import Toolset

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from keel_lab.core.clock import run_coroutine
 from keel_lab.core.executor import Executor
 from keel_lab.core.history import validate_history
-from keel_lab.core.protocol import Message, UserMessage
+from keel_lab.core.messages import Message, UserMessage
 from keel_lab.core.streaming import (
     Finish,
     StreamEvent,

@@ -1,0 +1,38 @@
+"""The messages of a conversation: one assistant message may carry N tool calls, and each
+call gets exactly one tool message, matched by `tool_call_id`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from keel_lab.core.protocol import ToolCall
+
+
+@dataclass(frozen=True, slots=True)
+class SystemMessage:
+    content: str
+    role: str = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class UserMessage:
+    content: str
+    role: str = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class AssistantMessage:
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    role: str = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolMessage:
+    tool_call_id: str
+    name: str
+    content: str
+    role: str = "tool"
+
+
+Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
