@@ -83,3 +83,40 @@ def test_seeded_latency_is_stable_per_call():
     lat = seeded_latency(3)
     assert lat(READS[0]) == seeded_latency(3)(READS[0]) != seeded_latency(4)(READS[0])
     assert 0.01 <= lat(READS[1]) <= 0.5
+
+
+def test_the_default_collector_keeps_request_order_and_own_results(tools):
+    from keel_lab.core.executor import gather_by_call_id
+    latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2}
+    lab = run_coroutine(Executor(3, lambda r: latency[r.call_id]).execute(READS, tools))
+    explicit = run_coroutine(Executor(3, lambda r: latency[r.call_id],
+                                      collect=gather_by_call_id).execute(READS, tools))
+    assert list(lab.outcomes) == ["c0", "c1", "c2"] == list(explicit.outcomes)
+    assert lab.messages(READS) == explicit.messages(READS)
+
+
+def test_a_collector_decides_which_call_each_outcome_answers_and_in_what_order(tools):
+    import asyncio
+
+    async def swapped(batch, run):  # a pairing fault: c0 gets c2's outcome and back
+        outcomes = await asyncio.gather(*(run(r) for r in batch))
+        return list(zip([r.call_id for r in batch], outcomes[::-1], strict=True))
+
+    async def reversed_order(batch, run):  # an ordering fault: right pairs, stored backwards
+        outcomes = await asyncio.gather(*(run(r) for r in batch))
+        return [(o.call_id, o) for o in outcomes[::-1]]
+
+    step = run_coroutine(Executor(3, collect=swapped).execute(READS, tools))
+    assert [m.tool_call_id for m in step.messages(READS)] == ["c0", "c1", "c2"]
+    assert step.outcomes["c0"].call_id == "c0" and "auth-api" in step.outcomes["c0"].content
+    assert sorted(s.call_id for s in step.spans) == ["c0", "c1", "c2"]  # each ran once
+    step = run_coroutine(Executor(3, collect=reversed_order).execute(READS, tools))
+    assert [m.tool_call_id for m in step.messages(READS)] == ["c2", "c1", "c0"]
+
+
+def test_a_collector_may_return_a_mapping(tools):
+    async def as_dict(batch, run):
+        return {r.call_id: await run(r) for r in batch}
+
+    step = run_coroutine(Executor(collect=as_dict).execute(READS, tools))
+    assert [m.tool_call_id for m in step.messages(READS)] == ["c0", "c1", "c2"]

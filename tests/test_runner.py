@@ -218,3 +218,32 @@ def test_the_status_rule_is_an_argument():
                                              f"{r.outcomes[1].detail}")
     odd = Runner(OfflineAdapter(), status_rule=lambda codes: "failed").run(COMPARE)
     assert (odd.status, odd.error) == ("failed", "the status rule answered 'failed'")
+
+
+def _parsed(call):
+    return bool(call.id and call.name and call.parses)
+
+
+def test_may_start_runs_a_call_before_its_cancelled_turn_ends():
+    from keel_lab.course.experiments.faults import CancelledBeforeFinish
+    note = "Add a note to INC-001, note: customer impact confirmed"
+    lab = Runner(CancelledBeforeFinish(), stream=True).run(note)
+    eager = Runner(CancelledBeforeFinish(), stream=True, may_start=_parsed).run(note)
+    assert lab.status == eager.status == "cancelled"
+    assert lab.outcomes == () and "nothing was run" in lab.error
+    assert [o.name for o in eager.outcomes] == ["add_incident_note"]
+    assert "already started" in eager.error
+    assert [e.kind for e in eager.events] == ["model.called", "tool.requested", "tool.finished"]
+
+
+def test_may_start_on_a_complete_turn_runs_each_call_once_with_the_same_history():
+    lab = Runner(OfflineAdapter(), stream=True).run(COMPARE)
+    eager = Runner(OfflineAdapter(), stream=True, may_start=_parsed).run(COMPARE)
+    assert eager.messages == lab.messages and eager.answer == lab.answer
+    assert [e.kind for e in eager.events].count("tool.requested") == 2
+
+
+def test_may_start_that_never_says_yes_is_the_lab_policy():
+    lab = Runner(OfflineAdapter(), stream=True).run(COMPARE)
+    never = Runner(OfflineAdapter(), stream=True, may_start=lambda call: False).run(COMPARE)
+    assert never.messages == lab.messages and never.events == lab.events

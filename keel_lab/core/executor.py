@@ -3,14 +3,17 @@
 The batches come from `batching.make_batches`; a batch runs up to `limit` calls at a time. An
 approval-gated call without a decision stops the turn there. Results go into a table keyed by
 call id, so the order in which they finish cannot matter.
+
+How a batch's results are gathered and stored is one replaceable decision, the `collect` hook:
+the lab's `gather_by_call_id` is the default; chapter 6 passes its faults through it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 from keel_lab.core.batching import make_batches
 from keel_lab.core.clock import now
@@ -22,6 +25,11 @@ from keel_lab.core.tools import ToolOutcome, Toolset, failure, invoke
 
 Latency = Callable[[ToolRequest], float]
 Emit = Callable[[Event], None]
+RunCall = Callable[[ToolRequest], Awaitable[ToolOutcome]]
+# A batch and a way to run one of its calls in; (call id, outcome) pairs, or a mapping of them,
+# out: each outcome becomes the tool message answering that call id, stored in that order.
+Stored = Iterable[tuple[str, ToolOutcome]] | Mapping[str, ToolOutcome]
+Collect = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Stored]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +50,10 @@ class TurnResult:
     spans: list[Span] = field(default_factory=list)
 
     def messages(self, requests: Sequence[ToolRequest]) -> list[ToolMessage]:
-        """One tool message per finished call, in request order (logs and replays stay aligned)."""
-        return [self.outcomes[r.call_id].to_message() for r in requests
-                if r.call_id in self.outcomes]
+        """One tool message per finished call of `requests`, in the order the results were
+        stored: request order with the lab's collector, so logs and replays stay aligned."""
+        wanted = {r.call_id for r in requests}
+        return [o.to_message() for call_id, o in self.outcomes.items() if call_id in wanted]
 
 
 def seeded_latency(seed: int, low: float = 0.01, high: float = 0.5) -> Latency:
@@ -52,14 +61,32 @@ def seeded_latency(seed: int, low: float = 0.01, high: float = 0.5) -> Latency:
     return lambda r: random.Random(f"{seed}:{r.call_id}").uniform(low, high)
 
 
-class Executor:
-    """Runs a turn's requests in batches; `limit=1` is the plain sequential executor."""
+async def gather_by_call_id(batch: Sequence[ToolRequest], run: RunCall
+                            ) -> list[tuple[str, ToolOutcome]]:
+    """The lab's collector: the whole batch at once, each outcome under its own call id, stored
+    in request order (`gather` returns in argument order)."""
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(o.call_id, o) for o in outcomes]
 
-    def __init__(self, limit: int = 1, latency: Latency | None = None) -> None:
+
+class Executor:
+    """Runs a turn's requests in batches; `limit=1` is the plain sequential executor.
+
+    `collect` decides how one batch's results are gathered and stored (default
+    `gather_by_call_id`). It receives the batch and `run`, which runs one call (at most `limit`
+    at a time) and returns its outcome, and returns (call id, outcome) pairs or a mapping of
+    them. The executor trusts them as given: the outcome's content answers that call id, in
+    that order - so a collector can inject a pairing or ordering fault, and the tool messages
+    show it.
+    """
+
+    def __init__(self, limit: int = 1, latency: Latency | None = None, *,
+                 collect: Collect = gather_by_call_id) -> None:
         if limit < 1:
             raise ValueError(f"limit must be at least 1, got {limit}")
         self.limit = limit
         self.latency = latency or (lambda _: 0.0)
+        self.collect = collect
 
     async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
                       approvals: Mapping[str, bool] | None = None,
@@ -89,15 +116,16 @@ class Executor:
 
     async def run_batch(self, batch: list[ToolRequest], tools: Toolset, result: TurnResult,
                         n: int, emit: Emit) -> None:
-        """Run one batch, `limit` at a time, each outcome stored under its own call id."""
+        """Run one batch, `limit` at a time, and store what the collector pairs with each id."""
         slots = asyncio.Semaphore(self.limit)
 
-        async def one(request: ToolRequest) -> None:
+        async def run(request: ToolRequest) -> ToolOutcome:
             async with slots:
-                outcome = await self.run_one(request, tools, result, n, emit)
-                result.outcomes[request.call_id] = outcome
+                return await self.run_one(request, tools, result, n, emit)
 
-        await asyncio.gather(*(one(r) for r in batch))
+        stored = await self.collect(batch, run)
+        for call_id, outcome in stored.items() if isinstance(stored, Mapping) else stored:
+            result.outcomes[call_id] = replace(outcome, call_id=call_id)
 
     async def run_one(self, request: ToolRequest, tools: Toolset, result: TurnResult, n: int,
                       emit: Emit) -> ToolOutcome:

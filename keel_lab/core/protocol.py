@@ -81,7 +81,7 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
-        return None, f"arguments are not valid JSON ({exc.msg} at char {exc.pos})"
+        return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None

@@ -2,18 +2,20 @@
 
 Every call gets exactly one tool message, success or failure, matched by `tool_call_id`; the
 model is called again only when all of a turn's results are in. What a turn's outcome codes do
-to the run is the status rule's decision (`partial_success.run_status` by default).
+to the run is the status rule's decision (`partial_success.run_status` by default); when a
+streamed call may start is the `may_start` hook's (by default: once its turn is complete).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import asyncio
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from keel_lab.core import clock
 from keel_lab.core.errors import LabError
 from keel_lab.core.events import Event
-from keel_lab.core.executor import Executor, Span
+from keel_lab.core.executor import Executor, Span, TurnResult
 from keel_lab.core.ids import RunIds
 from keel_lab.core.messages import AssistantMessage, Message, UserMessage
 from keel_lab.core.model import Model, Turn
@@ -25,8 +27,14 @@ from keel_lab.core.partial_success import (
     is_business_error,
     run_status,
 )
-from keel_lab.core.protocol import ToolRequest, call_problems
-from keel_lab.core.streaming import assemble
+from keel_lab.core.protocol import ToolCall, ToolRequest, call_problems
+from keel_lab.core.streaming import (
+    Assembly,
+    CallState,
+    StreamAssembler,
+    StreamEvent,
+    assemble,
+)
 from keel_lab.core.tools import ToolOutcome, Toolset
 
 
@@ -78,6 +86,7 @@ class _State:
     outcomes: list[ToolOutcome] = field(default_factory=list)
     spans: list[Span] = field(default_factory=list)
     turns: int = 0
+    early: dict[str, ToolOutcome] = field(default_factory=dict)  # started before the turn closed
 
     def result(self, status: str, *, error: str | None = None, answer: str = "",
                pending: tuple[ToolRequest, ...] = ()) -> RunResult:
@@ -108,11 +117,18 @@ class Runner:
 
     `tools` defaults to the model's own `tools` (the offline model brings the incident tools);
     `status_rule` maps a turn's outcome codes to the run's status.
+
+    `may_start` is the streaming hook (with `stream=True`): asked after every streamed event
+    about every call so far, it starts a call, alone, the first time it answers True - even
+    mid-stream. None is the lab's policy: no call starts before its turn finished and was
+    accepted. A call started early is not run again; if its turn is then cancelled, cut off or
+    refused, what it did stays done and its outcome stays in the run's result.
     """
 
     def __init__(self, model: Model, tools: Toolset | None = None,
                  executor: Executor | None = None, *, seed: int = 0, stream: bool = False,
-                 max_turns: int = 6, status_rule: StatusRule = run_status) -> None:
+                 max_turns: int = 6, status_rule: StatusRule = run_status,
+                 may_start: Callable[[CallState], bool] | None = None) -> None:
         tools = tools if tools is not None else getattr(model, "tools", None)
         if not isinstance(tools, Toolset):
             raise LabError(f"{type(model).__name__} brings no tools: pass tools=Toolset.of(...)")
@@ -120,6 +136,7 @@ class Runner:
         self.executor = executor or Executor()
         self.seed, self.stream, self.max_turns = seed, stream, max_turns
         self.status_rule = status_rule
+        self.may_start = may_start
 
     def run(self, question: str, *, virtual: bool = True) -> RunResult:
         return clock.run_coroutine(self.start(question), virtual=virtual)
@@ -153,7 +170,7 @@ class Runner:
             if state.turns >= self.max_turns:
                 return state.result(Status.FAILED,
                                     error=f"no answer after {self.max_turns} model turns")
-            reply = self._ask(state)
+            reply = await self._ask(state)
             if isinstance(reply, Stop):
                 return state.result(reply.status, error=reply.reason)
             state.messages.append(reply.message)
@@ -164,7 +181,13 @@ class Runner:
     async def _execute(self, state: _State, requests: Sequence[ToolRequest],
                        approvals: Mapping[str, bool]) -> RunResult | None:
         """Run a turn's calls and add their tool messages; a result if the run stops here."""
-        turn = await self.executor.execute(requests, self.tools, approvals, state.events.append)
+        turn = await self.executor.execute([r for r in requests if r.call_id not in state.early],
+                                           self.tools, approvals, state.events.append)
+        if state.early:  # calls started while streaming join the turn, in request order
+            merged = {**state.early, **turn.outcomes}
+            turn = TurnResult({r.call_id: merged[r.call_id] for r in requests
+                               if r.call_id in merged}, turn.pending, turn.spans)
+            state.early = {}
         state.messages += turn.messages(requests)
         state.spans += turn.spans
         done = [turn.outcomes[r.call_id] for r in requests if r.call_id in turn.outcomes]
@@ -179,18 +202,21 @@ class Runner:
                                 if cause else f"the status rule answered {status!r}")
         return None
 
-    def _ask(self, state: _State) -> Reply | Stop:
+    async def _ask(self, state: _State) -> Reply | Stop:
         """One model turn: its message and requests, or why nothing of it may run."""
         turn = Turn(state.ids, state.turns)
         state.turns += 1
         state.events.append(Event("model.called", f"step-{turn.step}", clock.now()))
 
         def stop(status: Status, why: str) -> Stop:
-            return Stop(status, f"model turn {turn.step}: {why}; nothing was run")
+            ran = ", ".join(state.early)
+            state.outcomes += state.early.values()
+            return Stop(status, f"model turn {turn.step}: {why}; " + (
+                f"already started: {ran}" if ran else "nothing was run"))
 
         try:
             if self.stream:
-                assembly = assemble(self.model.stream(state.messages, self.tools, turn))
+                assembly = await self._assemble(state, turn)
                 if assembly.message is None:
                     return stop(Status.CANCELLED if assembly.cancelled else Status.FAILED,
                                 assembly.refused or "")
@@ -204,3 +230,32 @@ class Runner:
         if problems:
             return stop(Status.FAILED, "; ".join(p.message for p in problems))
         return Reply(message, tuple(ToolRequest.from_call(c) for c in message.tool_calls))
+
+    async def _assemble(self, state: _State, turn: Turn) -> Assembly:
+        """The streamed turn; with `may_start`, calls it accepts start while it streams."""
+        events = self.model.stream(state.messages, self.tools, turn)
+        if self.may_start is None:
+            return assemble(events)
+        started: list[asyncio.Task[TurnResult]] = []
+        try:
+            return assemble(self._start_early(events, state, started))
+        finally:
+            for early in await asyncio.gather(*started):
+                state.early.update(early.outcomes)
+                state.spans += early.spans
+
+    def _start_early(self, events: Iterable[StreamEvent], state: _State,
+                     started: list[asyncio.Task[TurnResult]]) -> Iterator[StreamEvent]:
+        """Pass the stream on; start a call as a task the first time `may_start` accepts it."""
+        assert self.may_start is not None
+        seen, asked = StreamAssembler(), set()
+        for event in events:
+            seen.feed(event)
+            for call in seen.calls():
+                if call.index not in asked and self.may_start(call):
+                    asked.add(call.index)
+                    request = ToolRequest.from_call(ToolCall(call.id or "", call.name,
+                                                             call.arguments))
+                    started.append(asyncio.ensure_future(self.executor.execute(
+                        [request], self.tools, {}, state.events.append)))
+            yield event

@@ -87,7 +87,7 @@ def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
         try:
             value = json.loads(payload)
         except json.JSONDecodeError as exc:
-            raise LabError(f"{where}, line {number}: not JSON ({exc.msg} at char {exc.pos})"
+            raise LabError(f"{where}, line {number}: not JSON: {exc.msg} (char {exc.pos})"
                            ) from exc
         if not isinstance(value, dict):
             raise LabError(f"{where}, line {number}: expected a JSON object, got "
