@@ -190,6 +190,16 @@ def quirks() -> dict[str, str]:
     }
 
 
+def token_limit() -> dict[str, str]:
+    """A turn cut by the token limit in the middle of its second call's arguments: OpenAI
+    documents finish_reason "length" for it; some servers send "tool_calls" all the same
+    (vllm-project/vllm#53269), so only the arguments that do not parse show the cut."""
+    base = chat_entries(LOOKUPS, seed=11)
+    cut = [base[0], base[1][:-1]]
+    return {"finish_length": sse(chat_stream(cut, finish="length"), done=True),
+            "finish_tool_calls": sse(chat_stream(cut), done=True)}
+
+
 # --- OpenAI Responses -----------------------------------------------------------------------
 
 def responses(calls: list[tuple[str, Record]], seed: int, reasoning: bool = False
@@ -307,6 +317,7 @@ def main() -> None:
     }
     files.update({f"quirks/{name}.{'jsonl' if text.startswith('{') else 'sse'}": text
                   for name, text in quirks().items()})
+    files.update({f"token_limit/{name}.sse": text for name, text in token_limit().items()})
     for name, text in files.items():
         path = OUT / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -24,8 +24,9 @@ def test_all_experiments_one_json_object_each(capsys):
     assert main(["experiments", "--trials", "20", "--json"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["experiment"] for line in lines] == [
-        "pairing", "spread", "calls", "order", "exceptions", "streaming", "cancellation",
-        "bad_json", "partial", "outcomes", "quirks", "faults", "timeline"]
+        "pairing", "spread", "calls", "order", "exceptions", "gather", "streaming", "cancellation",
+        "bad_json", "block_close", "partial", "outcomes", "quirks", "faults", "timeline",
+        "scheduling", "screen", "rendering"]
 
 
 def test_tables_by_default(capsys):

@@ -1,12 +1,23 @@
 import json
 import math
+import random
 
 import pytest
 
 from keel_lab import LabError
+from keel_lab.core.clock import run_coroutine
+from keel_lab.core.ids import RunIds
 from keel_lab.core.streaming import cancel_after
 from keel_lab.course.experiments import EXPERIMENTS, Params
 from keel_lab.course.experiments.batching import timeline
+from keel_lab.course.experiments.block_close import (
+    POLICIES,
+    Close,
+    block_close,
+    call_boundaries,
+    plan_turn,
+    play,
+)
 from keel_lab.course.experiments.faults import eager_executions, faults
 from keel_lab.course.experiments.pairing import (
     calls_sweep,
@@ -17,6 +28,7 @@ from keel_lab.course.experiments.pairing import (
     theory,
 )
 from keel_lab.course.experiments.partial_success import partial_success
+from keel_lab.course.experiments.providers import STREAMS, stream_report
 from keel_lab.course.experiments.streaming import (
     bad_sibling,
     cancellation,
@@ -24,6 +36,7 @@ from keel_lab.course.experiments.streaming import (
     chunk_table,
 )
 from keel_lab.course.scenarios import compare_question, offline_stream
+from keel_lab.providers.diagnosis import diagnose_file
 
 
 def test_pairing_counts_follow_the_lesson():
@@ -174,3 +187,88 @@ def test_outcome_mix_business_errors_complete_crashes_fail():
     assert busy["partial"] > 0 and busy["failed"] > 0
     assert busy["completed"] + busy["partial"] + busy["failed"] == pytest.approx(1.0)
     assert busy["failed_if_fail_fast"] == pytest.approx(busy["partial"] + busy["failed"])
+
+
+def test_chunk_table_findings_call_parsed_arguments_complete_and_the_wait_a_policy():
+    findings = " ".join(chunk_table("Look up INC-001", seed=0, chunk_size=4).findings)
+    assert "half a call" not in findings
+    assert "complete" in findings and "policy" in findings
+
+
+@pytest.mark.parametrize("name", ["quirks/duplicate_id.sse", "quirks/id_changed.sse"])
+def test_chunk_rows_give_a_refused_turn_no_executable_call_at_the_finish(name):
+    rows = stream_report(name).rows
+    assert any(r["parses"] for r in rows)
+    assert not any(r["executable"] for r in rows)
+
+
+def test_block_close_trades_latency_for_side_effects_of_failed_turns():
+    r = block_close(trials=300, calls=3, seed=2)
+    lab, early = (next(row for row in r.rows if row["policy"] == p) for p in POLICIES)
+    assert lab["turns_completed"] == early["turns_completed"] == r.data["fates"]["completed"]
+    assert early["ms_to_all_results"] < lab["ms_to_all_results"]
+    assert early["ms_block_close_to_result"] < lab["ms_block_close_to_result"]
+    assert lab["run_in_cancelled_turns"] == lab["run_in_refused_turns"] == 0
+    assert early["run_in_cancelled_turns"] > 0
+    # a refused turn ran every call whose id was new when its block closed: all but the last
+    assert early["run_in_refused_turns"] == 2 * r.data["fates"]["refused"]
+    assert r.data["ms_saved_per_completed_turn"] > 0
+    assert block_close(trials=300, calls=3, seed=2).to_dict() == r.to_dict()
+
+
+def test_block_close_without_failures_runs_the_same_calls_under_both_policies():
+    r = block_close(trials=50, calls=2, seed=1, cancel_rate=0.0, refuse_rate=0.0)
+    assert [row["calls_run"] for row in r.rows] == [100, 100]
+    assert r.data["calls_run_for_failed_turns"] == {"end of turn (lab)": 0, "at block close": 0}
+
+
+def test_block_close_plays_one_turn_on_the_virtual_clock():
+    plan = plan_turn(random.Random(0), RunIds.seeded(0), 0, 2, 0.0, 0.0)
+    closes = [at for at, item in plan.items if isinstance(item, Close)]
+    finish = plan.items[-1][0]
+    done_lab, closed, results = run_coroutine(play(plan, early=False))
+    assert done_lab and list(closed.values()) == closes
+    assert results == {i: pytest.approx(finish + d) for i, d in enumerate(plan.durations)}
+    _, _, early = run_coroutine(play(plan, early=True))
+    assert early == {i: pytest.approx(closes[i] + d) for i, d in enumerate(plan.durations)}
+
+
+def test_block_close_rejects_no_trials():
+    with pytest.raises(LabError, match="at least 1"):
+        block_close(trials=0)
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("anthropic/parallel_calls.sse", ["opens text 0", "closes block 0", "closes block 1",
+                                      "closes block 2", "stop_reason tool_use: ends the turn"]),
+    ("openai-responses/parallel_calls.sse", ["arguments of item 0 are final", "closes item 0",
+                                             "closes item 1", "ends the turn"]),
+    ("openai-chat/parallel_calls.sse", ["opens call 0: lookup_incident",
+                                        "finish_reason tool_calls: ends the turn and every call"]),
+])
+def test_call_boundaries_show_where_each_format_closes_a_call(name, says):
+    r = call_boundaries(name)
+    listed = [row["says"] for row in r.rows]
+    assert all(s in listed for s in says)
+    assert [row["event"] for row in r.rows] == sorted(row["event"] for row in r.rows)
+    closes = [s for s in listed if "closes" in s]
+    assert bool(closes) == (not name.startswith("openai-chat"))
+
+
+@pytest.mark.parametrize("finish", ["length", "tool_calls"])
+def test_a_call_cut_by_the_token_limit_never_runs_whatever_the_finish_says(finish):
+    d = diagnose_file(STREAMS / f"token_limit/finish_{finish}.sse")
+    assert d.finish_reason == finish
+    assert [c.executable for c in d.calls] == [True, False]
+    assert "not valid JSON" in d.calls[1].error
+
+
+def test_gather_does_not_cancel_the_siblings_of_a_raising_call():
+    from keel_lab.course.experiments.pairing import gather_siblings
+    rows = {r["collector"]: r for r in gather_siblings().rows}
+    plain, kept, group = (rows["gather"], rows["gather(return_exceptions=True)"],
+                          rows["TaskGroup"])
+    assert plain["caller_gets"].startswith("ToolFailure at 100 ms")
+    assert plain["call-a"] == "ran to the end at 300 ms" and plain["results_lost"] == 2
+    assert kept["caller_gets"] == "3 results at 300 ms" and kept["results_lost"] == 0
+    assert group["call-a"] == group["call-c"] == "cancelled at 100 ms"

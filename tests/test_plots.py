@@ -24,3 +24,13 @@ def test_bar_plots_have_legends():
 
 def test_table_only_experiments_have_no_plot():
     assert plot(EXPERIMENTS["partial"].run(Params(1, 3, 0))) is None
+
+
+def test_block_close_plot_shows_latency_and_side_effects_per_policy():
+    fig = plot(EXPERIMENTS["block_close"].run(Params(200, 3, 0)))
+    latency, effects = fig.axes
+    assert [t.get_text() for t in latency.get_xticklabels()] == ["end of turn (lab)",
+                                                                 "at block close"]
+    assert latency.get_legend() is not None and effects.get_legend() is not None
+    heights = [p.get_height() for p in effects.patches]
+    assert heights[0] == 0 and sum(heights) > 0  # the lab's policy ran nothing for failed turns

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from keel_lab.course.experiments.report import Report
 
@@ -143,7 +144,8 @@ def timeline_gantt(report: Report) -> Figure:
         ax.set_yticks(range(len(mine)), [f"{s['call']} {s['name']}" for s in mine], fontsize=8)
         ax.invert_yaxis()
         wall = report.data["wall_s"][mode] * 1000
-        ax.set_title(f"{mode}: wall time {wall:.0f} ms (colour = batch)", fontsize=10)
+        colour = report.data.get("colour", {}).get(mode, "batch")
+        ax.set_title(f"{mode}: wall time {wall:.0f} ms (colour = {colour})", fontsize=10)
     axes[-1].set_xlabel("virtual time (ms)")
     return fig
 
@@ -181,18 +183,99 @@ def quirks_plot(report: Report) -> Figure:
     ax.barh(names, run, color="#66c2a5", label="may run (tolerated, exact calls)")
     ax.barh(names, refused, left=run, color="#fc8d62", label="refused (never run)")
     ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("calls in the stream")
     ax.set_ylabel("recorded stream")
     ax.set_title("Real-world stream quirks: what the policies decide")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, over no bar
+    return fig
+
+
+def scheduling_gantt(report: Report) -> Figure:
+    """The timeline of each executor, one panel per scheduling mode."""
+    fig = timeline_gantt(report)
+    for ax in fig.axes:
+        ax.set_ylabel("call", fontsize=8)
+    return fig
+
+
+SCREEN_COLORS = {"model still writing": "#d9d9d9", "confirmed, not run yet": "#8da0cb",
+                 "refused, never runs": "#e78ac3", "cancelled, never ran": "#fc8d62",
+                 "running": "#ffd92f", "done": "#66c2a5", "failed": "#e41a1c"}
+
+
+def screen_plot(report: Report) -> Figure:
+    """Per call id, event by event: what the screen says about the call."""
+    calls, phases = report.data["calls"], report.data["phases"]
+    fig = Figure(figsize=(8.0, 1.5 + 0.5 * len(calls)), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    for step, frame in enumerate(phases, 1):
+        for y, phase in enumerate(frame):
+            if phase:
+                ax.barh(y, 1, left=step - 0.5, color=SCREEN_COLORS[phase], edgecolor="white")
+    for phase, color in SCREEN_COLORS.items():
+        ax.barh(0, 0, color=color, label=phase)
+    ax.set_yticks(range(len(calls)), calls)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel("call id")
+    ax.set_xlabel("event (stream deltas, then execution events)")
+    ax.set_title(f"What the UI shows per call id (cancel after: {report.params['cancel_after']})")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def block_close_plot(report: Report) -> Figure:
+    """Per policy: how long completed turns take, and what ran for turns that never completed."""
+    fig = Figure(figsize=(8.0, 3.4), dpi=100, layout="constrained")
+    left, right = fig.subplots(1, 2)
+    rows = report.rows
+    names = [r["policy"] for r in rows]
+    colors = ["#66c2a5", "#fc8d62"]
+    for key, hatch, label in (("ms_to_all_results", "", "stream start to last result"),
+                              ("ms_block_close_to_result", "//", "block close to its result")):
+        xs = [i + (0.2 if hatch else -0.2) for i in range(len(rows))]
+        bars = left.bar(xs, [r[key] for r in rows], 0.4, color=colors, hatch=hatch,
+                        edgecolor="black")
+        left.bar([0], [0], color="white", hatch=hatch, edgecolor="black", label=label)
+        left.bar_label(bars, fmt="%.0f", fontsize=8)
+    left.set_ylim(0, max(r["ms_to_all_results"] for r in rows) * 1.4)
+    left.set_xticks(range(len(rows)), names, fontsize=8)
+    left.set_ylabel("mean ms, completed turns")
+    left.set_xlabel("when a call starts")
+    left.set_title("Latency", fontsize=10)
+    left.legend(fontsize=7, loc="upper right")
+    bottom = [0] * len(rows)
+    for key, color, label in (("run_in_cancelled_turns", "#8da0cb", "turn cancelled or cut off"),
+                              ("run_in_refused_turns", "#e78ac3", "turn refused (reused id)")):
+        values = [r[key] for r in rows]
+        bars = right.bar(names, values, bottom=bottom, color=color, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    right.bar_label(bars, labels=[str(b) for b in bottom], fontsize=8)
+    right.set_ylim(0, max(max(bottom), 1) * 1.25)
+    right.tick_params(axis="x", labelsize=8)
+    right.set_ylabel("calls run")
+    right.set_xlabel("when a call starts")
+    right.set_title("Calls run for turns that never completed", fontsize=10)
+    right.legend(fontsize=7, loc="upper left")
+    fig.suptitle(f"Start at block close or wait for the turn ({report.params['trials']} turns, "
+                 f"{report.params['calls']} calls each)", fontsize=11)
     return fig
 
 
 PLOTS: dict[str, Callable[[Report], Figure]] = {
     "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
     "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
-    "outcomes": outcomes_plot, "quirks": quirks_plot,
+    "outcomes": outcomes_plot, "quirks": quirks_plot, "scheduling": scheduling_gantt,
+    "screen": screen_plot, "block_close": block_close_plot,
 }
+
+
+def labelled(fig: Figure, label: str) -> Figure:
+    """The figure with a heading above its own title: what it measures in a chapter's story
+    (chapter 6 names the fault each plot measures)."""
+    fig.suptitle(label, fontweight="bold")
+    return fig
 
 
 def plot(report: Report) -> Figure | None:

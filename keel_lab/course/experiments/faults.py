@@ -1,53 +1,53 @@
 """Failure injection: four plausible shortcuts, each run beside the correct code.
 
-Each fault is a small executor subclass or function that changes exactly one decision; the
-experiment reports what the lesson predicts and what actually happened, computed from both runs.
+Each fault goes in through one documented hook and changes exactly one decision: how a batch's
+results are collected (`Executor(collect=...)`, faults 1 and 2), when a streamed call may start
+(`Runner(may_start=...)`, fault 3), what the outcome codes do to the run
+(`Runner(status_rule=...)`, fault 4). The functions here are the lab's own version of each fault;
+chapter 6 has the learner write theirs and pass them through the same hooks. What a fault did is
+classified into one of `SYMPTOMS`, computed from the two runs, so a prediction can be compared
+with it.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
+import inspect
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
 
-from keel_lab.core.executor import Emit, Executor, TurnResult
+from keel_lab.core.executor import Executor, RunCall
 from keel_lab.core.history import validate_history
-from keel_lab.core.messages import ToolMessage
+from keel_lab.core.messages import Message, ToolMessage
+from keel_lab.core.model import Turn
 from keel_lab.core.partial_success import Status, run_status
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.runner import Runner, RunResult
-from keel_lab.core.streaming import StreamEvent, cancel_after, snapshots
-from keel_lab.core.tools import Toolset
+from keel_lab.core.streaming import CallState, StreamEvent, cancel_after, snapshots
+from keel_lab.core.tools import ToolOutcome, Toolset
 from keel_lab.course.experiments.report import Report
-from keel_lab.course.experiments.streaming import executed_calls
 from keel_lab.course.offline_model import OfflineAdapter
-from keel_lab.course.scenarios import COMPARE, NOTE, PARTIAL, offline_stream, slow_first
+from keel_lab.course.scenarios import COMPARE, NOTE, PARTIAL, slow_first
 
 
-class ZipExecutor(Executor):
-    """Fault 1: collect a batch with `as_completed` and pair the results by position."""
-
-    async def run_batch(self, batch: list[ToolRequest], tools: Toolset, step: TurnResult,
-                        n: int, emit: Emit) -> None:
-        tasks = [self.run_one(r, tools, step, n, emit) for r in batch]
-        finished = [await f for f in asyncio.as_completed(tasks)]
-        for request, outcome in zip(batch, finished, strict=True):
-            step.outcomes[request.call_id] = replace(outcome, call_id=request.call_id)
+async def zip_over_completion(batch: Sequence[ToolRequest], run: RunCall
+                              ) -> list[tuple[str, ToolOutcome]]:
+    """Fault 1, a collector: results taken as they finish, paired with the calls by position."""
+    finished = [await f for f in asyncio.as_completed([run(r) for r in batch])]
+    return [(r.call_id, o) for r, o in zip(batch, finished, strict=True)]
 
 
-class CompletionOrderTurn(TurnResult):
-    def messages(self, requests: Sequence[ToolRequest]) -> list[ToolMessage]:
-        return [self.outcomes[s.call_id].to_message() for s in self.spans]
+async def append_as_completed(batch: Sequence[ToolRequest], run: RunCall
+                              ) -> list[tuple[str, ToolOutcome]]:
+    """Fault 2, a collector: each result under its own id, but stored in completion order."""
+    finished = [await f for f in asyncio.as_completed([run(r) for r in batch])]
+    return [(o.call_id, o) for o in finished]
 
 
-class AppendingExecutor(Executor):
-    """Fault 2: tool messages appended in completion order instead of request order."""
-
-    async def execute(self, requests: Sequence[ToolRequest], tools: Toolset,
-                      approvals: Mapping[str, bool] | None = None,
-                      emit: Emit | None = None) -> TurnResult:
-        step = await super().execute(requests, tools, approvals, emit)
-        return CompletionOrderTurn(step.outcomes, step.pending, step.spans)
+def at_first_parse(call: CallState) -> bool:
+    """Fault 3, a `may_start` hook: a call starts as soon as its arguments parse."""
+    return bool(call.id and call.name and call.parses)
 
 
 def fail_fast(codes: list[str | None]) -> str:
@@ -56,62 +56,164 @@ def fail_fast(codes: list[str | None]) -> str:
 
 
 def eager_executions(events: Iterable[StreamEvent]) -> list[int]:
-    """Fault 3: run a call as soon as its arguments parse. Returns the chunk of each run."""
+    """Fault 3 on a bare stream: the chunk at which each call would start at its first parse."""
     ran: set[int] = set()
     chunks = []
     for n, _, calls in snapshots(events):  # if the stream dies, what already ran, ran
         for s in calls:
-            if s.index not in ran and s.id and s.name and s.parses:
+            if s.index not in ran and at_first_parse(s):
                 ran.add(s.index)
                 chunks.append(n)
     return chunks
+
+
+class CancelledBeforeFinish(OfflineAdapter):
+    """The offline model whose every stream is cancelled just before its finish event: each
+    call's text has arrived, none was closed."""
+
+    def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
+               ) -> Iterator[StreamEvent]:
+        events = list(super().stream(messages, tools, turn))
+        return cancel_after(events, len(events) - 1)
+
+
+SYMPTOMS = {
+    "A": "the run fails with an error",
+    "B": "the history breaks: the provider would reject the next request",
+    "C": "a wrong answer, and no error anywhere",
+    "D": "the same answer; only the order of the tool messages changes",
+    "E": "a tool runs although its turn was cancelled",
+    "F": "nothing observable changes",
+}
+
+
+def symptom(correct: RunResult, faulty: RunResult) -> str:
+    """The first of `SYMPTOMS` that tells the faulty run from the correct one."""
+    if faulty.status == Status.CANCELLED and len(faulty.outcomes) > len(correct.outcomes):
+        return "E"
+    if faulty.status == Status.FAILED != correct.status:
+        return "A"
+    if validate_history(faulty.messages):
+        return "B"
+    if faulty.answer != correct.answer:
+        return "C"
+    if _tool_ids(faulty) != _tool_ids(correct):
+        return "D"
+    return "F"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One shortcut: the question it is tried on, the runner its hook goes into, and what to
+    look at in a run to see it."""
+
+    number: int
+    title: str
+    question: str
+    runner: Callable[[Any, int], Runner]  # (hook, or None for the lab's code; seed) -> Runner
+    shows: Callable[[RunResult], str]
+
+    def runs(self, hook: Any, seed: int = 0) -> tuple[RunResult, RunResult]:
+        """The lab's correct run and the run with `hook` injected, on the same question."""
+        return (self.runner(None, seed).run(self.question),
+                self.runner(hook, seed).run(self.question))
 
 
 def _answer(r: RunResult) -> str:
     return f"{r.status}: {r.answer or r.error}"
 
 
-def faults(seed: int = 0) -> Report:
-    """Each fault beside the correct code, on the same question and the same delays."""
-    rows = []
-    good = Runner(OfflineAdapter(seed), executor=Executor(4, slow_first), seed=seed).run(COMPARE)
-    bad = Runner(OfflineAdapter(seed), executor=ZipExecutor(4, slow_first), seed=seed
-                 ).run(COMPARE)
-    rows.append(_row("zip(calls, results) over as_completed",
-                     "facts of INC-001 and INC-002 swap once completion order differs",
-                     _answer(good), _answer(bad)))
-    bad = Runner(OfflineAdapter(seed), executor=AppendingExecutor(4, slow_first), seed=seed
-                 ).run(COMPARE)
-    rows.append(_row("append as_completed results straight to messages",
-                     "providers accept it; log and replay order no longer follow the calls",
-                     _order(good), _order(bad)))
-    # 3. executing at the first parse, on a stream cancelled before its finish.
-    events = offline_stream(NOTE, seed)
-    cut = len(events) - 1
-    correct, _ = executed_calls(cancel_after(events, cut))
-    eager = eager_executions(cancel_after(events, cut))
-    rows.append(_row("execute a call at its first parse",
-                     "a write runs although the stream was cancelled before it closed",
-                     f"{correct} calls executed", f"{len(eager)} executed (at chunk "
-                     f"{', '.join(map(str, eager))} of {len(events)})"))
-    # 4. failing the whole run on the first error.
-    good = Runner(OfflineAdapter(seed), seed=seed).run(PARTIAL)
-    bad = Runner(OfflineAdapter(seed), seed=seed, status_rule=fail_fast).run(PARTIAL)
-    rows.append(_row("return failed on the first error",
-                     "a business error turns completed into failed",
-                     _answer(good), _answer(bad)))
-    return Report("faults", {"seed": seed}, {}, rows,
-                  [f"{sum(1 for r in rows if r['differs'])} of {len(rows)} faults changed the "
-                   "observed result"])
+def _tool_ids(r: RunResult) -> list[str]:
+    return [m.tool_call_id for m in r.messages if isinstance(m, ToolMessage)]
 
 
 def _order(r: RunResult) -> str:
-    tail = [m.tool_call_id.rsplit(":", 1)[1] for m in r.messages if isinstance(m, ToolMessage)]
     valid = "valid" if not validate_history(r.messages) else "invalid"
-    return f"history {valid}; tool messages {', '.join(tail)}"
+    return (f"history {valid}; tool messages "
+            + ", ".join(i.rsplit(":", 1)[1] for i in _tool_ids(r)))
 
 
-def _row(fault: str, predicted: str, correct: str, faulty: str) -> dict[str, object]:
-    return {"fault": fault, "predicted": predicted, "correct": correct, "faulty": faulty,
-            "differs": correct != faulty}
+def _executed(r: RunResult) -> str:
+    names = ", ".join(o.name for o in r.outcomes)
+    return f"{len(r.outcomes)} calls executed" + (f" ({names}); run {r.status}" if names else "")
 
+
+def _collecting(hook: Any, seed: int) -> Runner:
+    executor = Executor(4, slow_first, collect=hook) if hook else Executor(4, slow_first)
+    return Runner(OfflineAdapter(seed), executor=executor, seed=seed)
+
+
+FAULTS = [
+    Fault(1, "zip(calls, results) over as_completed", COMPARE, _collecting, _answer),
+    Fault(2, "as_completed results appended straight to the messages", COMPARE, _collecting,
+          _order),
+    Fault(3, "a streamed call executed at its first parse", NOTE,
+          lambda hook, seed: Runner(CancelledBeforeFinish(seed), stream=True, seed=seed,
+                                    may_start=hook), _executed),
+    Fault(4, "the run failed on its first error", PARTIAL,
+          lambda hook, seed: Runner(OfflineAdapter(seed), seed=seed,
+                                    status_rule=hook or run_status), _answer),
+]
+LAB_FAULTS = [zip_over_completion, append_as_completed, at_first_parse, fail_fast]
+
+
+def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
+    """Fault `number` injected through `hook`, beside the lab's code - only once a prediction
+    (one letter of `SYMPTOMS`) is written, so the outcome cannot be seen before it."""
+    letters = ", ".join(SYMPTOMS)
+    guess = (prediction or "").strip().upper()
+    if guess not in SYMPTOMS:
+        return (f"Predict first: set your prediction in the cell above to one of {letters} "
+                f"(you wrote {prediction!r}), then run this cell again.")
+    fault = FAULTS[number - 1]
+    unwritten: list[bool] = []
+    try:
+        correct, faulty = fault.runs(_noting_stubs(hook, unwritten), seed)
+    except NotImplementedError:
+        unwritten.append(True)
+    if unwritten:  # the runner may have turned the stub's exception into a failed run
+        return (f"Write the fault first: replace the `raise NotImplementedError` in "
+                f"{getattr(hook, '__name__', 'the function')} above, then run this cell again.")
+    seen = symptom(correct, faulty)
+    verdict = "as you predicted" if seen == guess else "not what you predicted: see why below"
+    return "\n".join([
+        f"fault {number}: {fault.title}",
+        f"you predicted {guess}: {SYMPTOMS[guess]}",
+        f"observed      {seen}: {SYMPTOMS[seen]} - {verdict}",
+        f"  the lab's code: {fault.shows(correct)}",
+        f"  your fault:     {fault.shows(faulty)}",
+    ])
+
+
+def _noting_stubs(hook: Any, unwritten: list[bool]) -> Any:
+    """`hook`, noting in `unwritten` when it is still the learner edition's stub."""
+    if inspect.iscoroutinefunction(hook):
+        async def noting_async(*args: Any) -> Any:
+            try:
+                return await hook(*args)
+            except NotImplementedError:
+                unwritten.append(True)
+                raise
+        return noting_async
+
+    def noting(*args: Any) -> Any:
+        try:
+            return hook(*args)
+        except NotImplementedError:
+            unwritten.append(True)
+            raise
+    return noting
+
+
+def faults(seed: int = 0) -> Report:
+    """Each of the lab's faults beside the correct code, on the same question and delays."""
+    rows = []
+    for fault, hook in zip(FAULTS, LAB_FAULTS, strict=True):
+        correct, faulty = fault.runs(hook, seed)
+        seen = symptom(correct, faulty)
+        rows.append({"fault": fault.title, "symptom": f"{seen}: {SYMPTOMS[seen]}",
+                     "correct": fault.shows(correct), "faulty": fault.shows(faulty),
+                     "differs": seen != "F"})
+    return Report("faults", {"seed": seed}, {}, rows,
+                  [f"{sum(1 for r in rows if r['differs'])} of {len(rows)} faults changed the "
+                   "observed result"])

@@ -3,9 +3,12 @@ often results come back in request order at all."""
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any
 
+from keel_lab.core.clock import now, run_coroutine
 from keel_lab.core.pairing import (
     STRATEGIES,
     by_call_id,
@@ -14,7 +17,7 @@ from keel_lab.core.pairing import (
     position_over_gather_filtered,
 )
 from keel_lab.course.experiments.report import Progress, Report
-from keel_lab.course.experiments.trials import TrialSpec, run_trials
+from keel_lab.course.experiments.trials import ToolFailure, TrialSpec, run_trials
 
 
 def theory(calls: int) -> float:
@@ -107,3 +110,71 @@ def order(trials: int = 1000, calls: int = 3, seed: int = 0,
                   {"in_request_order": in_order, "theory_as_completed": 1 / math.factorial(calls)},
                   rows, [f"theory for as_completed: 1/{calls}! = {1 / math.factorial(calls):.3f};"
                          " gather sorts results back into argument order and hides the problem"])
+
+
+# call -> (what it stands for, delay in seconds); call-b raises when its delay is over.
+SIBLINGS = {"call-a": ("add_incident_note", 0.300), "call-b": ("lookup_incident", 0.100),
+            "call-c": ("lookup_incident", 0.200)}
+Calls = list[Coroutine[Any, Any, str]]
+Collector = Callable[[Calls], Awaitable[list[object]]]
+
+
+async def _task_group(calls: Calls) -> list[object]:
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(c) for c in calls]
+    return [t.result() for t in tasks]
+
+
+async def _gather(calls: Calls) -> list[object]:
+    return list(await asyncio.gather(*calls))
+
+
+async def _gather_return_exceptions(calls: Calls) -> list[object]:
+    return list(await asyncio.gather(*calls, return_exceptions=True))
+
+
+COLLECTORS: dict[str, Collector] = {
+    "gather": _gather, "gather(return_exceptions=True)": _gather_return_exceptions,
+    "TaskGroup": _task_group}
+
+
+async def _siblings(collect: Collector) -> dict[str, object]:
+    """One turn through `collect`; the caller catches the failure and carries on for a second,
+    as an agent loop does, while we watch what each call does."""
+    fate: dict[str, str] = {}
+
+    async def call(call_id: str) -> str:
+        try:
+            await asyncio.sleep(SIBLINGS[call_id][1])
+        except asyncio.CancelledError:
+            fate[call_id] = f"cancelled at {now() * 1000:.0f} ms"
+            raise
+        if call_id == "call-b":
+            fate[call_id] = f"raised at {now() * 1000:.0f} ms"
+            raise ToolFailure(f"{call_id} failed")
+        fate[call_id] = f"ran to the end at {now() * 1000:.0f} ms"
+        return call_id
+
+    try:
+        results = await collect([call(c) for c in SIBLINGS])
+        got = f"{len(results)} results at {now() * 1000:.0f} ms"
+        returned = {r for r in results if isinstance(r, str)}
+    except (ToolFailure, ExceptionGroup) as exc:
+        got, returned = f"{type(exc).__name__} at {now() * 1000:.0f} ms, no results", set()
+    await asyncio.sleep(1.0)
+    lost = [c for c in SIBLINGS if fate[c].startswith("ran") and c not in returned]
+    return {"caller_gets": got, **{c: fate[c] for c in SIBLINGS}, "results_lost": len(lost)}
+
+
+def gather_siblings() -> Report:
+    """When one call raises: does `gather` cancel its siblings? It does not (TaskGroup does)."""
+    rows = [{"collector": name, **run_coroutine(_siblings(collect))}
+            for name, collect in COLLECTORS.items()]
+    plain = rows[0]
+    return Report("gather", {"calls": {c: f"{n}, {d * 1000:.0f} ms" for c, (n, d)
+                                       in SIBLINGS.items()}, "raises": "call-b"},
+                  {"results_lost": {r["collector"]: r["results_lost"] for r in rows}}, rows,
+                  [f"plain gather: {plain['caller_gets']}; yet call-a {plain['call-a']} and "
+                   f"call-c {plain['call-c']}: siblings are not cancelled, their side effects "
+                   f"happen, {plain['results_lost']} results are lost",
+                   "only the TaskGroup cancels the siblings when one call raises"])

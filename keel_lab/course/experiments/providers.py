@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from keel_lab.core.errors import LabError
 from keel_lab.course.data import DATA_DIR
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.experiments.streaming import chunk_rows
@@ -46,3 +48,46 @@ def quirks_report() -> Report:
     return Report("quirks", {"streams": len(rows)}, {}, rows,
                   [f"{len(rows) - refused} streams tolerated with the exact calls, {refused} "
                    "refused: no wrong call runs"])
+
+
+def response_items(name: str) -> list[dict[str, Any]]:
+    """The `output` items of a recorded Responses stream, as its `response.output_item.done`
+    events gave them, in `output_index` order."""
+    fmt, records = read_stream(STREAMS / name)
+    if fmt != "openai-responses":
+        raise LabError(f"{name} is a {fmt} stream, not a Responses stream")
+    done = [r for r in records if isinstance(r, dict) and r.get("type") ==
+            "response.output_item.done"]
+    return [r["item"] for r in sorted(done, key=lambda r: r["output_index"])]
+
+
+# What each field of a tool message means, and its name in the lab and in LangChain.
+TOOL_MESSAGE_FIELDS = [
+    ("which call it answers", "tool_call_id", "tool_call_id"),
+    ("the tool's name (informative; the id pairs)", "name", "name"),
+    ("the result the model reads", "content", "content"),
+    ("the message kind", "role ('tool')", "type ('tool')"),
+    ("success or error", "- (the outcome's code; the error JSON in content)", "status"),
+    ("data for the program, not the model", "-", "artifact"),
+    ("the message's own id", "-", "id"),
+]
+
+
+def tool_message_fields() -> Report:
+    """The lab's `ToolMessage` beside langchain-core's, read from the real classes."""
+    from dataclasses import fields
+
+    from langchain_core.messages import ToolMessage as LCToolMessage
+
+    from keel_lab.core.messages import ToolMessage
+
+    lab = {f.name for f in fields(ToolMessage)}
+    lc = set(LCToolMessage.model_fields)
+    rows = []
+    for meaning, ours, theirs in TOOL_MESSAGE_FIELDS:
+        if ours.split()[0] not in lab | {"-"} or theirs.split()[0] not in lc:
+            raise LabError(f"field table out of date: {ours} / {theirs}")
+        rows.append({"meaning": meaning, "keel_lab": ours, "langchain_core": theirs})
+    rest = sorted(lc - {t.split()[0] for _, _, t in TOOL_MESSAGE_FIELDS})
+    return Report("tool_message_fields", {}, {"langchain_only": rest}, rows,
+                  [f"langchain-core also has: {', '.join(rest)}"])

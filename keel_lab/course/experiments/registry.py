@@ -6,15 +6,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from keel_lab.course.experiments.batching import timeline
+from keel_lab.course.experiments.block_close import block_close
 from keel_lab.course.experiments.faults import faults
 from keel_lab.course.experiments.pairing import (
     calls_sweep,
     exceptions,
+    gather_siblings,
     order,
     pairing,
     spread_sweep,
 )
 from keel_lab.course.experiments.partial_success import outcome_mix, partial_success
+from keel_lab.course.experiments.production import rendering, scheduling, screen
 from keel_lab.course.experiments.providers import quirks_report
 from keel_lab.course.experiments.report import Progress, Report
 from keel_lab.course.experiments.streaming import bad_sibling, cancellation, chunk_table
@@ -73,12 +76,16 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
                order, ("trials", "calls", "seed"), ("trials", 1)),
     Experiment("exceptions", "a raising call under gather, return_exceptions and call ids",
                exceptions, ("trials", "calls", "seed"), ("trials", 1)),
+    Experiment("gather", "a raising call under gather: its siblings run on, their results are lost",
+               gather_siblings),
     Experiment("streaming", "the chunk table: when a streamed call becomes executable",
                chunk_table, ("question", "seed")),
     Experiment("cancellation", "a stream cancelled before its finish runs nothing",
                cancellation, ("question", "seed")),
     Experiment("bad_json", "one call's bad JSON does not harm its siblings",
                bad_sibling, ("question", "seed")),
+    Experiment("block_close", "run each call at its block's close or at the end of the turn",
+               block_close, ("trials", "calls", "seed")),
     Experiment("partial", "business error, approval and internal error: three statuses",
                partial_success, ("seed",)),
     Experiment("outcomes", "run statuses as tool failures grow, lesson rule vs fail-fast",
@@ -88,4 +95,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("faults", "four injected faults beside the correct code", faults, ("seed",)),
     Experiment("timeline", "sequential vs concurrent batches on the virtual clock",
                timeline, ("seed",)),
+    Experiment("scheduling", "one turn sequentially, in batches and by dependency graph",
+               scheduling, ("seed",)),
+    Experiment("screen", "what a UI shows per call id, event by event", screen, ("seed",)),
+    Experiment("rendering", "results rendered by arrival position vs by call id",
+               rendering, ("seed", "calls")),
 ]}

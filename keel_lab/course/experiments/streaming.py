@@ -1,4 +1,8 @@
-"""Streaming experiments: fragments are not calls until the stream closes them."""
+"""Streaming experiments: fragments are not calls until the turn that carries them has ended.
+
+A top-level JSON object that parses is complete - no longer valid object starts with it. A call
+waits anyway, by the lab's policy, because its turn may still be cancelled, cut off or refused.
+"""
 
 from __future__ import annotations
 
@@ -22,16 +26,19 @@ from keel_lab.course.scenarios import COMPARE, corrupt, offline_stream
 
 
 def chunk_rows(events: Iterable[StreamEvent]) -> list[dict[str, object]]:
-    """After every event: the touched call's name and arguments so far, parses?, executable?"""
-    rows = []
+    """After every event: the touched call's name and arguments so far, parses?, executable?
+    At the finish the verdict is the turn's: a refused turn (a reused or changed id) runs none."""
+    rows, seen = [], []
     for n, event, calls in snapshots(events):
+        seen.append(event)
         touched = ([s for s in calls if s.index == event.index]
                    if isinstance(event, ToolCallDelta) else
                    calls if isinstance(event, Finish) else [])
+        turn = assemble(seen) if isinstance(event, Finish) else None
         for s in touched:
             rows.append({"chunk": n, "index": s.index, "name": s.name,
                          "arguments": s.arguments, "parses": s.parses,
-                         "executable": s.executable})
+                         "executable": (turn.readiness(s) if turn else s.readiness).executable})
     return rows
 
 
@@ -45,8 +52,8 @@ def chunk_table(question: str = "Look up INC-001", seed: int = 0, chunk_size: in
     findings = [f"{len(events)} events; first executable at chunk {first_exec} "
                 "(the finish); before it, nothing may run"]
     if early:
-        findings.append(f"{len(early)} row(s) parse but are not yet executable: a parseable "
-                        "prefix is still half a call")
+        findings.append(f"{len(early)} row(s) parse before the finish: those arguments are "
+                        "complete, and the lab still waits for the end of the turn (its policy)")
     return Report("streaming", {"question": question, "seed": seed, "chunk_size": chunk_size,
                                 "interleave": interleave},
                   {"events": len(events), "first_executable_chunk": first_exec}, rows, findings)

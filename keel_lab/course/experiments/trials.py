@@ -58,12 +58,14 @@ async def _run(strategies: Mapping[str, Strategy], trials: int, spec: TrialSpec,
                deny_for: frozenset[str], progress: Progress | None) -> dict[str, Tally]:
     rng, ids = random.Random(seed), RunIds.seeded(seed)
     tallies = {name: Tally() for name in strategies}
+    # What does not depend on the trial is computed once: the same strings and the same floats
+    # (`gap * i + low` is the left operand the delay's sum always started with).
+    arguments = [json.dumps({"incident_id": f"INC-{i + 1:03d}"}) for i in range(spec.calls)]
+    offsets = [spec.gap * i + spec.low for i in range(spec.calls)]
     for t in range(trials):
-        calls = [ToolCall(ids.call_id(t, i), "lookup_incident",
-                          json.dumps({"incident_id": f"INC-{i + 1:03d}"}))
+        calls = [ToolCall(ids.call_id(t, i), "lookup_incident", arguments[i])
                  for i in range(spec.calls)]
-        delays = {c.id: spec.gap * i + spec.low + rng.random() * spec.spread
-                  for i, c in enumerate(calls)}
+        delays = {c.id: offsets[i] + rng.random() * spec.spread for i, c in enumerate(calls)}
         failing = {c.id for c in calls if rng.random() < spec.failure_rate}
         denied = frozenset({calls[rng.randrange(spec.calls)].id})
 

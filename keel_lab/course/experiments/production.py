@@ -1,0 +1,137 @@
+"""Chapter 8: the production replacements of the lab's shortcuts, each measured on the lab.
+
+`scheduling`: one turn sequentially, in batches and by dependency graph; `screen`: what a UI
+shows per call id, event by event, with or without a cancel; `rendering`: results rendered by
+arrival position against by call id; `event_store`: a reader that loses its connection and
+resumes, and a turn that resumes without running a finished call twice.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from keel_lab.core.clock import run_coroutine
+from keel_lab.core.events import Event
+from keel_lab.core.executor import Executor, TurnResult, seeded_latency
+from keel_lab.core.ids import RunIds
+from keel_lab.core.runner import Runner
+from keel_lab.core.streaming import assemble, cancel_after
+from keel_lab.course.experiments.report import Report
+from keel_lab.course.incident_tools import incident_tools
+from keel_lab.course.offline_model import OfflineAdapter
+from keel_lab.course.production.graph import GraphExecutor, dependencies
+from keel_lab.course.production.screen import Phase, arrivals, screen_frames
+from keel_lab.course.production.store import TERMINAL, EventStore
+from keel_lab.course.scenarios import COMPARE, compare_question, offline_stream, turn_requests
+
+
+def _short(call_id: str) -> str:
+    return call_id.rsplit(":", 1)[1]
+
+
+def scheduling(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4) -> Report:
+    """The chapter 3 turn under three executors: one by one, batches, dependency graph."""
+    requests, tools = turn_requests(seed), incident_tools()
+    latency = seeded_latency(seed, low, high)
+    runs: dict[str, TurnResult] = {
+        mode: run_coroutine(executor.execute(requests, tools))
+        for mode, executor in (("sequential", Executor(1, latency)),
+                               (f"batches(limit={limit})", Executor(limit, latency)),
+                               (f"graph(limit={limit})", GraphExecutor(limit, latency)))}
+    deps = dependencies(requests, tools)
+    rows = [{"mode": mode, "call": _short(s.call_id), "name": s.name, "batch": s.batch,
+             "after": ",".join(_short(d) for d in deps[s.call_id]) or "-",
+             "start_ms": round(s.start * 1000), "end_ms": round(s.end * 1000)}
+            for mode, turn in runs.items() for s in sorted(turn.spans, key=lambda s: s.call_id)]
+    wall = {mode: max(s.end for s in turn.spans) for mode, turn in runs.items()}
+    return Report("scheduling", {"seed": seed, "limit": limit},
+                  {"wall_s": wall, "colour": {m: "batch" if "graph" not in m else "depth"
+                                              for m in runs}}, rows,
+                  [f"wall time {m}: {w * 1000:.0f} ms" for m, w in wall.items()]
+                  + ["graph: a call waits only for earlier calls it conflicts with ('after')"])
+
+
+def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
+    """The comparison turn on screen, one frame per event; 0 = the stream is never cancelled."""
+    events = offline_stream(COMPARE, seed)
+    stream = cancel_after(events, cancel_after_events) if cancel_after_events else events
+    frames = screen_frames(stream, incident_tools(), Executor(4, seeded_latency(seed)))
+    keys = list(dict.fromkeys(k for f in frames for k in f.calls if not k.startswith("index")))
+    rows = []
+    for f in frames:
+        row: dict[str, object] = {"step": f.step, "event": f.event}
+        for k in keys:
+            phase, text = f.calls.get(k, (None, ""))
+            row[_short(k)] = textwrap.shorten(f"{phase}: {text}", 58) if phase else "-"
+        rows.append(row)
+    last = frames[-1].calls
+    ran = sum(p in (Phase.DONE, Phase.FAILED) for p, _ in last.values())
+    return Report("screen", {"cancel_after": cancel_after_events or "never", "seed": seed},
+                  {"calls": [_short(k) for k in keys],
+                   "phases": [[str(f.calls[k][0]) if k in f.calls else "" for k in keys]
+                              for f in frames]},
+                  rows, [f"{len(frames)} frames; {ran} of {len(last)} calls ran"])
+
+
+def rendering(seed: int = 0, calls: int = 3) -> Report:
+    """The comparison turn's results rendered into rows by arrival position, and by call id,
+    after each arrival (random delays: completion order is not request order)."""
+    requests = assemble(offline_stream(compare_question(calls), seed)).requests
+    finished: list[str] = []
+
+    def emit(e: Event) -> None:
+        if e.kind in TERMINAL:
+            finished.append(e.ref)
+
+    turn = run_coroutine(Executor(calls, seeded_latency(seed, 0.05, 0.5)).execute(
+        requests, incident_tools(), emit=emit))
+    frames = arrivals([r.call_id for r in requests], [turn.outcomes[c] for c in finished])
+    rows = [{"after": n, "row": r.raw_arguments, "by position": a.by_position[i],
+             "by call id": a.by_call_id[i]}
+            for n, a in enumerate(frames, 1) for i, r in enumerate(requests)]
+    wrong = sum(r["by position"] != r["by call id"] for r in rows[-calls:])
+    order = [_short(c) for c in finished]
+    return Report("rendering", {"seed": seed, "calls": calls},
+                  {"completion_order": order, "wrong_rows": wrong}, rows,
+                  [f"completion order {order}; rows wrong by position at the end: "
+                   f"{wrong} of {calls}; by call id: 0"])
+
+
+def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Report:
+    """A run's events written to a store on disk while a reader follows them; the reader drops
+    after `seen_before_drop` events and resumes from its cursor; a new store instance on the
+    same file (a restart) reads them all; a resumed turn skips the calls already finished."""
+    result = Runner(OfflineAdapter(seed), executor=Executor(4)).run(COMPARE)
+    store = EventStore(folder / "events.jsonl")
+    rows: list[dict[str, object]] = []
+    cursor = 0
+
+    def read(who: str) -> None:
+        nonlocal cursor
+        got = store.read(after=cursor, run_id=result.run_id)
+        rows.append({"reader": who, "after": cursor, "got": [r.seq for r in got],
+                     "events": ", ".join(f"{r.kind} {r.ref.rsplit(':', 1)[-1]}" for r in got)})
+        cursor = got[-1].seq if got else cursor
+
+    for n, event in enumerate(result.events, 1):
+        store.append(result.run_id, event)
+        if n == seen_before_drop:
+            read("UI (then the connection drops)")
+    read("UI reconnects with its cursor")
+    restarted = EventStore(folder / "events.jsonl").read(run_id=result.run_id)
+    rows.append({"reader": "new process, same file", "after": 0,
+                 "got": [r.seq for r in restarted], "events": f"{len(restarted)} events"})
+    requests = assemble(offline_stream(COMPARE, seed)).requests
+    crashed = RunIds.seeded(seed + 1).run_id
+    first = requests[0]
+    store.append(crashed, Event("tool.requested", first.call_id, 0.0))
+    store.append(crashed, Event("tool.finished", first.call_id, 0.1))
+    todo = store.unfinished(crashed, requests)
+    rows.append({"reader": "turn resumed after a crash", "after": 0,
+                 "got": [r.seq for r in store.read(run_id=crashed)],
+                 "events": "runs only " + ", ".join(_short(r.call_id) for r in todo)})
+    return Report("event_store", {"seed": seed, "seen_before_drop": seen_before_drop},
+                  {"events": len(result.events), "resumed_runs": [r.call_id for r in todo]},
+                  rows, ["the reader saw every event exactly once; finished calls are not "
+                         "run again"])

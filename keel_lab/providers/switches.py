@@ -1,0 +1,62 @@
+"""The switches providers offer around parallel calls, as request bodies the lab builds.
+
+- OpenAI (Chat Completions and Responses): `parallel_tool_calls: false` - at most one call
+  per turn.
+- Anthropic Messages: `tool_choice` with `disable_parallel_tool_use: true` - at most one
+  call with `auto`, exactly one with `any` or `tool`.
+- Anthropic `tool_result` blocks carry `is_error: true` when the tool failed; the lab sets it
+  for every outcome with an error code. The block still answers its `tool_use` id - an error
+  is a result, not a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from keel_lab.core.messages import Message
+from keel_lab.core.tools import ToolOutcome, Toolset
+from keel_lab.providers.anthropic_messages import to_anthropic
+from keel_lab.providers.openai_messages import to_openai
+
+
+def openai_chat_request(model: str, messages: Sequence[Message], tools: Toolset, *,
+                        parallel: bool = True) -> dict[str, Any]:
+    """A Chat Completions request; `parallel=False` asks for at most one call per turn."""
+    body: dict[str, Any] = {"model": model, "messages": to_openai(messages),
+                            "tools": tools.schemas()}
+    if not parallel:
+        body["parallel_tool_calls"] = False
+    return body
+
+
+def anthropic_tools(tools: Toolset) -> list[dict[str, Any]]:
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in tools.tools.values()]
+
+
+def anthropic_request(model: str, messages: Sequence[Message], tools: Toolset, *,
+                      parallel: bool = True, choice: str = "auto", max_tokens: int = 1024
+                      ) -> dict[str, Any]:
+    """A Messages request; `parallel=False` sets `disable_parallel_tool_use` on `tool_choice`
+    (`choice` is "auto" or "any")."""
+    body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, **to_anthropic(messages),
+                            "tools": anthropic_tools(tools)}
+    if not parallel or choice != "auto":
+        body["tool_choice"] = {"type": choice}
+        if not parallel:
+            body["tool_choice"]["disable_parallel_tool_use"] = True
+    return body
+
+
+def anthropic_results(outcomes: Iterable[ToolOutcome]) -> dict[str, Any]:
+    """The user message that answers a turn: one `tool_result` per outcome, `is_error` on
+    each failed one (its content still says which code and why)."""
+    blocks = []
+    for o in outcomes:
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": o.call_id,
+                                 "content": o.content}
+        if not o.ok:
+            block["is_error"] = True
+        blocks.append(block)
+    return {"role": "user", "content": blocks}

@@ -1,0 +1,40 @@
+"""The event store: sequence numbers, resuming readers, restarts, and idempotent resumes."""
+
+from keel_lab.core.events import Event
+from keel_lab.core.protocol import ToolRequest
+from keel_lab.course.production.store import EventStore, Record
+
+
+def test_append_numbers_and_persists(tmp_path):
+    store = EventStore(tmp_path / "e.jsonl")
+    first = store.append("run-a", Event("model.called", "step-0", 0.0))
+    second = store.append("run-b", Event("tool.failed", "c1", 0.5, "unknown_tool"))
+    assert (first.seq, second.seq) == (1, 2)
+    again = EventStore(tmp_path / "e.jsonl")
+    assert again.read() == [first, second]
+    assert again.read(run_id="run-b") == [second]
+    assert second.event == Event("tool.failed", "c1", 0.5, "unknown_tool")
+    assert again.append("run-a", Event("model.called", "step-1", 1.0)).seq == 3
+
+
+def test_a_reader_resumes_from_its_cursor(tmp_path):
+    store = EventStore(tmp_path / "e.jsonl")
+    for n in range(5):
+        store.append("r", Event("tool.requested", f"c{n}", float(n)))
+    seen = store.read(after=0)[:2]
+    rest = store.read(after=seen[-1].seq)
+    assert [r.ref for r in seen + rest] == [f"c{n}" for n in range(5)]
+    assert store.read(after=5) == []
+
+
+def test_unfinished_skips_calls_with_an_outcome(tmp_path):
+    store = EventStore(tmp_path / "e.jsonl")
+    requests = [ToolRequest(f"c{n}", "lookup_incident", "{}", {}) for n in range(3)]
+    store.append("r", Event("tool.requested", "c0", 0.0))
+    store.append("r", Event("tool.finished", "c0", 0.1))
+    store.append("r", Event("tool.requested", "c1", 0.0))  # started, never finished
+    store.append("r", Event("tool.failed", "c2", 0.1, "incident_not_found"))
+    store.append("other", Event("tool.finished", "c1", 0.1))  # another run's call
+    assert store.finished("r") == {"c0", "c2"}
+    assert [r.call_id for r in store.unfinished("r", requests)] == ["c1"]
+    assert isinstance(store.read()[0], Record)
