@@ -1,11 +1,14 @@
-"""The exercise checks must discriminate: reasonable right answers pass, known-wrong ones fail."""
+"""The exercise checks must discriminate: right answers in any style pass, each known-wrong
+answer fails with the hint that names its mistake. One table per exercise."""
 
 import json
 
 import pytest
 
+import keel_lab
 from keel_lab import ToolMessage, make_batches, run_status
 from keel_lab.course.checks import (
+    ExerciseNotPassed,
     check,
     verify_answer_all,
     verify_is_executable,
@@ -13,6 +16,8 @@ from keel_lab.course.checks import (
     verify_pair_results,
     verify_run_status,
 )
+from keel_lab.course.checks.delegation import references
+from keel_lab.course.checks.pairing import random_ids
 
 # --- answer_all ---
 
@@ -28,13 +33,22 @@ def answer_all_loop(calls, execute):
     return out
 
 
-def answer_all_dict(calls, execute):
+def answer_all_envelope(calls, execute):  # its own JSON envelope, errors named by type only
     def one(c):
         try:
-            return execute(c)
+            return json.dumps({"ok": True, "result": execute(c)})
         except Exception as exc:
-            return json.dumps({"ok": False, "error": type(exc).__name__, "message": str(exc)})
+            return json.dumps({"ok": False, "kind": type(exc).__name__})
     return [ToolMessage(tool_call_id=c.id, name=c.name, content=one(c)) for c in calls]
+
+
+def answer_all_generator(calls, execute):  # a generator, parsed results re-wrapped
+    for c in calls:
+        try:
+            body = {"data": json.loads(execute(c))}
+        except Exception as exc:
+            body = {"failed": getattr(exc, "code", str(exc))}
+        yield ToolMessage(c.id, c.name, json.dumps(body))
 
 
 def drops_failed(calls, execute):
@@ -53,17 +67,6 @@ def swaps_ids(calls, execute):
     return [ToolMessage(i, m.name, m.content) for i, m in zip(ids, msgs, strict=True)]
 
 
-def stops_at_first_error(calls, execute):
-    out = []
-    for c in calls:
-        try:
-            out.append(ToolMessage(c.id, c.name, execute(c)))
-        except Exception as exc:
-            out.append(ToolMessage(c.id, c.name, str(exc)))
-            break
-    return out
-
-
 def silent_errors(calls, execute):
     out = []
     for c in calls:
@@ -72,6 +75,75 @@ def silent_errors(calls, execute):
         except Exception:
             out.append(ToolMessage(c.id, c.name, "error"))
     return out
+
+
+def reversed_order(calls, execute):
+    return answer_all_loop(calls, execute)[::-1]
+
+
+def executes_twice(calls, execute):  # "checks" a call first: its side effects happen twice
+    out = []
+    for c in calls:
+        try:
+            execute(c)
+            out.append(ToolMessage(c.id, c.name, execute(c)))
+        except Exception as exc:
+            out.append(ToolMessage(c.id, c.name, str(exc)))
+    return out
+
+
+def returns_dicts(calls, execute):
+    return [{"role": "tool", "tool_call_id": c.id, "content": execute(c)} for c in calls]
+
+
+def lets_errors_escape(calls, execute):
+    return [ToolMessage(c.id, c.name, execute(c)) for c in calls]
+
+
+def forgets_return(calls, execute):
+    [ToolMessage(c.id, c.name, "x") for c in calls]
+
+
+def content_as_dict(calls, execute):  # found by a reviewer: the check used to crash on it
+    out = []
+    for c in calls:
+        try:
+            content = {"result": execute(c)}
+        except Exception as exc:
+            content = {"error": str(exc)}
+        out.append(ToolMessage(c.id, c.name, content))
+    return out
+
+
+ANSWER_ALL_RIGHT = [answer_all_loop, answer_all_envelope, answer_all_generator]
+ANSWER_ALL_WRONG = [
+    (content_as_dict, "a tool message carries text"),
+    (drops_failed, "did not have response messages: toolu_01Wd8fKq2NzR5vXy7TbLmJ3h"),
+    (swaps_ids, "call_Qm4TzX8bLw2RkN7dYp0sJv1c's message carries the result of "
+                "call_L0pSn7JdYb4CtRw8EaVk1XgF"),
+    (silent_errors, "message 'error' does not say what went wrong"),
+    (reversed_order, "the messages answer the calls in another order"),
+    (executes_twice, "call_Qm4TzX8bLw2RkN7dYp0sJv1c was executed 2 times"),
+    (returns_dicts, "returned a dict where a ToolMessage belongs"),
+    (lets_errors_escape, "your function raised ToolError: there is no incident INC-999 at line"),
+    (forgets_return, "returned None - is a `return` missing?"),
+]
+
+
+@pytest.mark.parametrize("fn", ANSWER_ALL_RIGHT, ids=lambda f: f.__name__)
+def test_answer_all_right(fn):
+    assert verify_answer_all(fn).passed
+
+
+@pytest.mark.parametrize(("fn", "hint"), ANSWER_ALL_WRONG, ids=lambda x: getattr(x, "__name__", ""))
+def test_answer_all_wrong(fn, hint):
+    verdict = verify_answer_all(fn)
+    assert not verdict.passed and hint in verdict.hints[0]
+
+
+def test_an_exception_is_shown_at_its_line_in_the_learners_code():
+    hint = verify_answer_all(lets_errors_escape).hints[0]
+    assert hint.endswith("return [ToolMessage(c.id, c.name, execute(c)) for c in calls]")
 
 
 # --- pair_results ---
@@ -90,15 +162,73 @@ def pair_by_position(calls, results):
     return list(zip(calls, results, strict=False))
 
 
-def pair_by_name(calls, results):
-    return [(c, next((r for r in results if r.value == c.arguments), None)) for c in calls]
-
-
-def pair_sorted(calls, results):  # sorts results by id: right only when ids sort like calls
+def pair_sorted(calls, results):  # right only if ids sorted like the calls
     return list(zip(calls, sorted(results, key=lambda r: r.call_id), strict=False))
+
+
+def pair_by_id_number(calls, results):  # parses a counter out of the id
+    return [(c, sorted(results, key=lambda r: int(r.call_id.rsplit("-", 1)[-1]))[i])
+            for i, c in enumerate(calls)]
+
+
+def pair_ids(calls, results):
+    table = {r.call_id: r for r in results}
+    return [(c.id, table.get(c.id)) for c in calls]
+
+
+def pair_as_dict(calls, results):
+    return {r.call_id: r for r in results}
+
+
+def pair_by_delegation(calls, results):
+    return keel_lab.core.pairing.by_call_id  # names the lab's strategy
+
+
+def pair_by_substring(calls, results):  # found by a reviewer: `in` is not equality
+    out = []
+    for c in calls:
+        found = None
+        for r in results:
+            if r.call_id in c.id or c.id in r.call_id:
+                found = r
+                break
+        out.append((c, found))
+    return out
+
+
+PAIR_RIGHT = [pair_by_table, pair_by_search]
+PAIR_WRONG = [
+    (pair_by_substring, "compare ids with =="),
+    (pair_by_position, "was paired with the result of"),
+    (pair_sorted, "was paired with the result of"),
+    (pair_by_id_number, "your function raised ValueError: invalid literal for int()"),
+    (pair_ids, "starts with the id"),
+    (pair_as_dict, "returned a dict, expected a list of (call, result) pairs"),
+    (pair_by_delegation, "hands the exercise to the lab's own keel_lab.core.pairing.by_call_id"),
+]
+
+
+@pytest.mark.parametrize("fn", PAIR_RIGHT, ids=lambda f: f.__name__)
+def test_pair_results_right(fn):
+    assert verify_pair_results(fn).passed
+
+
+@pytest.mark.parametrize(("fn", "hint"), PAIR_WRONG, ids=lambda x: getattr(x, "__name__", ""))
+def test_pair_results_wrong(fn, hint):
+    verdict = verify_pair_results(fn)
+    assert not verdict.passed and hint in verdict.hints[0]
+
 
 def test_passing_output_does_not_depend_on_the_implementation():
     assert str(verify_pair_results(pair_by_table)) == str(verify_pair_results(pair_by_search))
+
+
+def test_random_ids_never_sort_in_request_order():
+    import random
+    rng = random.Random(0)
+    for _ in range(200):
+        ids = random_ids(3, rng)
+        assert sorted(ids) not in (ids, ids[::-1]) and len(set(ids)) == 3
 
 
 # --- make_batches ---
@@ -122,8 +252,23 @@ def grouped(requests, is_safe):
 def batches_loop(requests, tools):
     def safe(r):
         t = tools.get(r.name)
-        return t is not None and t.may_run_together
+        return t is not None and t.concurrency_safe and not t.requires_approval
     return grouped(requests, safe)
+
+
+def batches_generator(requests, tools):  # a generator of tuples, written with may_run_together
+    batch = ()
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool and tool.may_run_together:
+            batch += (r,)
+            continue
+        if batch:
+            yield batch
+        batch = ()
+        yield (r,)
+    if batch:
+        yield batch
 
 
 def all_safe_together(requests, tools):  # ignores declarations
@@ -133,20 +278,77 @@ def all_safe_together(requests, tools):  # ignores declarations
 def safe_first(requests, tools):  # reorders: safe calls pulled ahead of a write
     def safe(r):
         t = tools.get(r.name)
-        return bool(t and t.concurrency_safe)
+        return bool(t and t.concurrency_safe and not t.requires_approval)
     reads = [r for r in requests if safe(r)]
     return ([reads] if reads else []) + [[r] for r in requests if not safe(r)]
 
 
-def ignores_approval(requests, tools):
-    def safe(r):
-        t = tools.get(r.name)
-        return t is not None and (t.concurrency_safe or t.requires_approval)
-    return grouped(requests, safe)
+def concurrency_only(requests, tools):  # forgets that an approval-gated tool runs alone
+    return grouped(requests, lambda r: bool(tools.get(r.name) and
+                                            tools.get(r.name).concurrency_safe))
 
 
 def one_by_one(requests, tools):
     return [[r] for r in requests]
+
+
+def batch_ids(requests, tools):
+    return [[r.call_id for r in b] for b in batches_loop(requests, tools)]
+
+
+def flat(requests, tools):
+    return list(requests)
+
+
+PAIRS_OF_LAB = make_batches
+
+
+def lab_alias(requests, tools):
+    return PAIRS_OF_LAB(requests, tools)
+
+
+def batches_consuming(requests, tools):  # right batches, but it empties its input
+    out, together = [], False
+    while requests:
+        r = requests.pop(0)
+        t = tools.get(r.name)
+        safe = t is not None and t.may_run_together
+        if safe and together:
+            out[-1].append(r)
+        else:
+            out.append([r])
+        together = safe
+    return out
+
+
+BATCH_RIGHT = [batches_loop, batches_generator]
+BATCH_WRONG = [
+    (batches_consuming, "changed the list of requests it was given"),
+    (all_safe_together, "must run alone"),
+    (safe_first, "every call exactly once, in request order"),
+    (concurrency_only, "(read_audit_log) shares a batch with"),
+    (one_by_one, "consecutive safe calls should share one batch"),
+    (batch_ids, "holds strings ('"),
+    (flat, "batch 0 is a ToolRequest, not a list of requests"),
+    (make_batches, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
+    (lab_alias, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
+]
+
+
+@pytest.mark.parametrize("fn", BATCH_RIGHT, ids=lambda f: f.__name__)
+def test_make_batches_right(fn):
+    assert verify_make_batches(fn).passed
+
+
+@pytest.mark.parametrize(("fn", "hint"), BATCH_WRONG, ids=lambda x: getattr(x, "__name__", ""))
+def test_make_batches_wrong(fn, hint):
+    verdict = verify_make_batches(fn)
+    assert not verdict.passed and hint in verdict.hints[0]
+
+
+def test_the_approval_gated_safe_tool_must_run_alone():
+    assert "it needs approval first, even if it is concurrency-safe" in \
+        verify_make_batches(concurrency_only).hints[0]
 
 
 # --- is_executable ---
@@ -155,7 +357,7 @@ def one_by_one(requests, tools):
 def executable(view):
     if not view.closed or not view.id or not view.name:
         return False
-    if view.arguments == "":  # a parameterless tool
+    if view.arguments.strip() == "":  # a parameterless tool
         return True
     try:
         return isinstance(json.loads(view.arguments), dict)
@@ -166,7 +368,7 @@ def executable(view):
 def executable_terse(v):
     try:
         return bool(v.closed and v.id and v.name
-                    and type(json.loads(v.arguments or "{}")) is dict)
+                    and type(json.loads(v.arguments.strip() or "{}")) is dict)
     except ValueError:
         return False
 
@@ -188,8 +390,9 @@ def json_only(view):
         return False
 
 
-def name_complete(view):
-    return view.name == "lookup_incident"
+def braces(view):  # looks like an object: starts with { and ends with }
+    text = view.arguments.strip() or "{}"
+    return bool(view.closed and view.id and view.name and text[0] == "{" and text[-1] == "}")
 
 
 def closed_only(view):
@@ -202,6 +405,44 @@ def any_json(view):
         return view.closed and bool(view.id and view.name)
     except ValueError:
         return False
+
+
+def via_readiness(view):
+    return keel_lab.readiness(view.id, view.name, view.arguments, view.closed).executable
+
+
+def null_is_no_arguments(view):  # found by a reviewer: `null` is not an object
+    if not (view.closed and view.id and view.name):
+        return False
+    try:
+        value = json.loads(view.arguments) if view.arguments.strip() else {}
+    except ValueError:
+        return False
+    return value is None or isinstance(value, dict)
+
+
+EXECUTABLE_RIGHT = [executable, executable_terse]
+EXECUTABLE_WRONG = [
+    (null_is_no_arguments, "must be a JSON object, got NoneType"),
+    (at_first_parse, "the stream has not closed this call yet"),
+    (closed_only, "arguments are not valid JSON"),
+    (any_json, "arguments must be a JSON object"),
+    (json_only, 'a parameterless tool: arguments "", {} or blank (null is no object), chunk 5'),
+    (braces, "text in braces that is not JSON"),
+    (via_readiness, "hands the exercise to the lab's own keel_lab.core.streaming.readiness"),
+]
+
+
+@pytest.mark.parametrize("fn", EXECUTABLE_RIGHT, ids=lambda f: f.__name__)
+def test_is_executable_right(fn):
+    assert verify_is_executable(fn).passed
+
+
+@pytest.mark.parametrize(("fn", "hint"), EXECUTABLE_WRONG,
+                         ids=lambda x: getattr(x, "__name__", ""))
+def test_is_executable_wrong(fn, hint):
+    verdict = verify_is_executable(fn)
+    assert not verdict.passed and hint in verdict.hints[0]
 
 
 # --- run_status ---
@@ -225,6 +466,15 @@ def status_loop(codes):
     return status
 
 
+def first_code_wins(codes):  # returns at the first pause, before seeing a later crash
+    for code in codes:
+        if code == "approval_required":
+            return "waiting_for_approval"
+        if code in FATAL:
+            return "failed"
+    return "completed"
+
+
 def fails_on_any_error(codes):
     return "failed" if any(codes) else "completed"
 
@@ -233,89 +483,119 @@ def approval_fails(codes):
     return "failed" if any(c in FATAL | {"approval_required"} for c in codes) else "completed"
 
 
-def ignores_errors(codes):
-    return "completed"
-
-
 def timeout_fatal(codes):
     return "failed" if any(c in FATAL | {"tool_timeout"} for c in codes) else status_sets(codes)
 
 
-# --- every exercise: the right answers pass, each wrong one fails with its hint ---
+def delegates_by_alias(codes):
+    from keel_lab import run_status as rs
+    return rs(codes)
 
-RIGHT = [
-    (verify_answer_all, answer_all_loop),
-    (verify_answer_all, answer_all_dict),
-    (verify_pair_results, pair_by_table),
-    (verify_pair_results, pair_by_search),
-    (verify_make_batches, batches_loop),
-    (verify_make_batches, make_batches),
-    (verify_is_executable, executable),
-    (verify_is_executable, executable_terse),
-    (verify_run_status, status_sets),
-    (verify_run_status, status_loop),
-    (verify_run_status, run_status),
-]
 
-WRONG = [
-    (verify_answer_all, drops_failed, "did not have response messages: call_x, call_y"),
-    (verify_answer_all, swaps_ids, "carry another call's result"),
-    (verify_answer_all, stops_at_first_error, "did not have response messages: call_y, call_z"),
-    (verify_answer_all, silent_errors, "should say what went wrong"),
-    (verify_pair_results, pair_by_position, "was paired with the result of"),
-    (verify_pair_results, pair_by_name, "a skipped call"),
-    (verify_pair_results, pair_sorted, "a skipped call"),
-    (verify_make_batches, all_safe_together, "must run alone"),
-    (verify_make_batches, safe_first, "every call exactly once, in request order"),
-    (verify_make_batches, ignores_approval, "restart_service) shares a batch"),
-    (verify_make_batches, one_by_one, "consecutive safe calls should share one batch"),
-    (verify_is_executable, at_first_parse, "the stream has not closed this call yet"),
-    (verify_is_executable, name_complete, "the stream has not closed this call yet"),
-    (verify_is_executable, closed_only, "arguments are not valid JSON"),
-    (verify_is_executable, any_json, "arguments must be a JSON object"),
-    (verify_is_executable, json_only, 'a parameterless tool: arguments "" or {}, chunk 3'),
-    (verify_run_status, fails_on_any_error,
+def capitalised(codes):
+    return status_sets(codes).capitalize()
+
+
+def status_from_business_errors(codes):  # found by a reviewer: the lab's classifier
+    from keel_lab.core.partial_success import is_business_error
+
+    left = [c for c in codes if c is not None and not is_business_error(c)]
+    if any(c != "approval_required" for c in left):
+        return "failed"
+    return "waiting_for_approval" if left else "completed"
+
+
+STATUS_RIGHT = [status_sets, status_loop]
+STATUS_WRONG = [
+    (status_from_business_errors, "hands the exercise to the lab"),
+    (first_code_wins, "a pause and a crash: fatal outranks a pause ['approval_required', "
+                      "'tool_internal_error']: expected 'failed', got 'waiting_for_approval'"),
+    (fails_on_any_error,
      "a business error beside a success [None, 'incident_not_found']: expected 'completed'"),
-    (verify_run_status, approval_fails, "expected 'waiting_for_approval', got 'failed'"),
-    (verify_run_status, ignores_errors, "expected 'failed', got 'completed'"),
-    (verify_run_status, timeout_fatal, "a timeout, which the model can explain"),
+    (approval_fails, "expected 'waiting_for_approval', got 'failed'"),
+    (timeout_fatal, "a timeout, which the model can explain"),
+    (capitalised, "expected 'completed', got 'Completed'"),
+    (run_status, "hands the exercise to the lab's own keel_lab.core.partial_success.run_status"),
+    (delegates_by_alias, "hands the exercise to the lab's own "
+                         "keel_lab.core.partial_success.run_status"),
 ]
 
 
-@pytest.mark.parametrize(("verify", "fn"), RIGHT, ids=lambda x: x.__name__)
-def test_right_answers_pass(verify, fn):
-    assert verify(fn).passed
+@pytest.mark.parametrize("fn", STATUS_RIGHT, ids=lambda f: f.__name__)
+def test_run_status_right(fn):
+    assert verify_run_status(fn).passed
 
 
-@pytest.mark.parametrize(("verify", "fn", "hint"), WRONG,
-                         ids=lambda x: getattr(x, "__name__", "hint"))
-def test_wrong_answers_fail_with_a_hint(verify, fn, hint):
-    verdict = verify(fn)
-    assert not verdict.passed and hint in str(verdict)
+@pytest.mark.parametrize(("fn", "hint"), STATUS_WRONG, ids=lambda x: getattr(x, "__name__", ""))
+def test_run_status_wrong(fn, hint):
+    verdict = verify_run_status(fn)
+    assert not verdict.passed and hint in verdict.hints[0]
 
 
-def test_unimplemented_exercises_say_so(capsys):
+# --- delegation: found however the lab's code is reached ---
+
+
+def dynamic_lookup(codes):
+    import importlib
+    return getattr(importlib.import_module("keel_lab"), "run_" + "status")(codes)
+
+
+def via_helper(codes):
+    return _helper(codes)
+
+
+def _helper(codes):
+    import keel_lab.core.partial_success as p
+    return p.run_status(codes)
+
+
+def test_delegation_is_found_statically_through_helpers_and_imports():
+    assert references(via_helper, (run_status,)) is run_status
+    assert references(delegates_by_alias, (run_status,)) is run_status
+    assert references(status_sets, (run_status,)) is None
+
+
+def test_delegation_is_caught_at_run_time_when_the_name_is_built():
+    assert references(dynamic_lookup, (run_status,)) is None
+    assert "hands the exercise to the lab's own" in verify_run_status(dynamic_lookup).hints[0]
+
+
+# --- check(): prints the verdict, fails the cell unless passed ---
+
+
+def test_unimplemented_exercises_say_so_and_fail(capsys):
     def todo(*args):
         raise NotImplementedError
 
     for name in ("answer_all", "pair_results", "make_batches", "is_executable",
                  "run_status"):
         todo.__name__ = name
-        check(todo)
+        with pytest.raises(ExerciseNotPassed, match="not implemented yet"):
+            check(todo)
     out = capsys.readouterr().out
     assert out.count("not implemented yet") == 5
     assert out.count("NOT YET (0/1 checks)") == 5
 
 
-def test_check_prints_the_verdict_and_returns_nothing(capsys):
+def test_a_failing_check_raises_an_assertion_error_carrying_the_hints(capsys):
+    with pytest.raises(AssertionError) as failure:
+        check(status_sets.__class__(first_code_wins.__code__, globals(), "run_status"))
+    assert str(failure.value).startswith("a pause and a crash")
+    assert capsys.readouterr().out.endswith("run_status: NOT YET (13/14 checks)\n")
+
+
+def test_a_passing_check_prints_the_verdict_and_returns_nothing(capsys):
+    def run_status(codes):
+        return status_sets(codes)
     assert check(run_status) is None
-    assert capsys.readouterr().out.endswith("run_status: PASSED (11/11 checks)\n")
+    assert capsys.readouterr().out.endswith("run_status: PASSED (14/14 checks)\n")
 
 
-def test_check_names_the_exercises_for_an_unknown_function(capsys):
+def test_check_names_the_exercises_for_an_unknown_function():
     def pair(calls, results):
         return []
-    check(pair)
-    assert capsys.readouterr().out == (
+    with pytest.raises(ExerciseNotPassed) as failure:
+        check(pair)
+    assert str(failure.value).startswith(
         "no exercise is called 'pair'; exercises: answer_all, pair_results, make_batches, "
-        "is_executable, run_status\n")
+        "is_executable, run_status")

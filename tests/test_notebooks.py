@@ -1,6 +1,7 @@
 """The course itself: conventions, the two editions, and learner notebooks failing unsolved."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from nbclient import NotebookClient
 
 from keel_lab.course.editions import (
+    CHECK_MARK,
     STUB,
     exercises,
     fill_solutions,
@@ -18,6 +20,7 @@ from keel_lab.course.editions import (
     source,
     strip_solutions,
     tags,
+    unmarked,
 )
 
 ROOT = Path(__file__).resolve().parent.parent / "notebooks"
@@ -28,11 +31,11 @@ def load(path):
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def test_seven_chapters_with_at_least_five_exercises():
-    assert [p.name[:2] for p in SOLUTIONS] == ["01", "02", "03", "04", "05", "06", "07"]
+def test_eight_chapters_and_their_exercises():
+    assert [p.name[:2] for p in SOLUTIONS] == ["01", "02", "03", "04", "05", "06", "07", "08"]
     names = [name for p in SOLUTIONS for name in exercises(load(p))]
-    assert names == ["answer_all", "pair_results", "make_batches", "is_executable",
-                     "run_status"]
+    assert names == ["answer_all", "count_in_order", "pair_results", "make_batches",
+                     "is_executable", "run_status", "collect_batch", "answer_responses"]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
@@ -60,12 +63,21 @@ def test_learner_edition_is_in_sync(path):
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
-def test_learner_edition_has_stubs_and_keeps_expected_verdicts(path):
+def test_learner_edition_has_stubs_and_no_saved_verdicts(path):
     solution, learner = load(path), load(ROOT / path.name)
     for s, lc in zip(solution["cells"], learner["cells"], strict=True):
         if "exercise" in tags(s):
             assert STUB in source(lc) and "### BEGIN SOLUTION" not in source(lc)
             assert lc["outputs"] == []
+        elif "check" in tags(s):  # judged by what check raises, never by saved output
+            assert lc["outputs"] == [] and lc["execution_count"] is None
+            assert CHECK_MARK not in source(lc) and source(lc) == unmarked(source(s))
+        elif "observe" in tags(s):  # the learner writes the fault; no outcome shows ahead
+            assert STUB in source(lc) and "### BEGIN SOLUTION" not in source(lc)
+            assert lc["outputs"] == [] and s["outputs"]
+        elif "prediction" in tags(s):  # the solution's letter is not given away
+            assert re.search(r'= "[A-F]"', source(s)) and '= ""' in source(lc)
+            assert not re.search(r'= "[A-F]"', source(lc))
         else:
             assert lc == s
 
@@ -79,7 +91,8 @@ def test_fill_solutions_restores_every_exercise():
     for path in SOLUTIONS:
         solution = load(path)
         filled = fill_solutions(load(ROOT / path.name), solution)
-        assert [source(c) for c in filled["cells"]] == [source(c) for c in solution["cells"]]
+        assert [unmarked(source(c)) for c in filled["cells"]] == \
+            [unmarked(source(c)) for c in solution["cells"]]
 
 
 def test_problems_catch_broken_conventions():
@@ -111,23 +124,61 @@ EXERCISED = [p for p in SOLUTIONS if exercises(load(p))]
 
 @pytest.mark.parametrize("path", EXERCISED, ids=lambda p: p.name)
 def test_unsolved_learner_notebook_fails_exactly_at_its_checks(path):
-    solution, run = load(path), _execute(load(ROOT / path.name))
-    for s, cell in zip(solution["cells"], run.cells, strict=True):
+    run = _execute(load(ROOT / path.name))
+    for cell in run.cells:
         if cell.cell_type != "code" or "widget" in tags(cell):
             continue
-        text = _stream_text(cell.outputs)
+        errors = [o for o in cell.outputs if o.output_type == "error"]
         if "check" in tags(cell):
-            assert "not implemented yet" in text and "NOT YET" in text
-            assert text != _stream_text(s["outputs"])
+            assert [e.ename for e in errors] == ["ExerciseNotPassed"], source(cell)
+            assert "not implemented yet" in errors[0].evalue
+            assert "NOT YET" in _stream_text(cell.outputs)
         else:
-            assert not [o for o in cell.outputs if o.output_type == "error"], source(cell)
+            assert not errors, source(cell)
 
 
-def test_make_check_names_each_exercise(tmp_path):
-    learner = ROOT / "02_pairing.ipynb"
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "--nbval-lax", "--nbval-current-env", "-p",
-         "no:cacheprovider", str(learner)], capture_output=True, text=True, cwd=ROOT.parent)
+WRONG_RUN_STATUS = '''def run_status(codes):
+    for code in codes:  # returns at the first pause, before a later crash
+        if code == "approval_required":
+            return "waiting_for_approval"
+        if code in {"unknown_tool", "tool_internal_error", "invalid_tool_output"}:
+            return "failed"
+    return "completed"
+'''
+
+
+def _make_check(tmp_path, nb):
+    """`make check`'s command on one learner notebook (with the course's conftest), piped."""
+    (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())
+    (tmp_path / "05_partial_success.ipynb").write_text(json.dumps(nb))
+    makefile = (ROOT.parent / "Makefile").read_text()
+    flags = makefile.split("$(BIN)/pytest --nbval-lax")[1].split("notebooks/*.ipynb")[0].split()
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", *flags, "05_partial_success.ipynb"],
+        capture_output=True, text=True, cwd=tmp_path)
+
+
+CHAPTER_5 = ROOT / "05_partial_success.ipynb"
+
+
+def test_make_check_passes_a_right_answer_and_says_so(tmp_path):
+    solution = load(ROOT / "solutions" / CHAPTER_5.name)
+    result = _make_check(tmp_path, fill_solutions(load(CHAPTER_5), solution))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.splitlines()[-2] == (
+        "05_partial_success.ipynb, cell 15 (Exercise 5 - the run's status): run_status: PASSED")
+
+
+def test_make_check_fails_a_wrong_answer_with_its_first_hint_in_plain_text(tmp_path):
+    nb = load(CHAPTER_5)
+    exercise = next(c for c in nb["cells"] if "exercise" in tags(c))
+    exercise["source"] = WRONG_RUN_STATUS
+    result = _make_check(tmp_path, nb)
     assert result.returncode == 1
-    assert "notebooks/02_pairing.ipynb: pair_results: NOT YET" in result.stdout
-    assert "1 failed" in result.stdout
+    assert "\x1b[" not in result.stdout and "Traceback" not in result.stdout
+    assert "Cell outputs differ" not in result.stdout
+    assert result.stdout.splitlines()[-2] == (
+        "05_partial_success.ipynb, cell 15 (Exercise 5 - the run's status): run_status: "
+        "NOT YET - a pause and a crash: fatal outranks a pause ['approval_required', "
+        "'tool_internal_error']: expected 'failed', got 'waiting_for_approval'")
+    assert "1 failed" in result.stdout.splitlines()[-1]

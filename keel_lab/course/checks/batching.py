@@ -1,4 +1,8 @@
-"""Chapter 3, batching: which calls may share a concurrent batch."""
+"""Chapter 3, batching: which calls may share a concurrent batch.
+
+Besides the incident tools the check uses one tool that is concurrency-safe *and* needs
+approval (`read_audit_log`): it must still run alone, since a person decides first.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +11,24 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from keel_lab.core.batching import make_batches
-from keel_lab.core.executor import seeded_latency
+from keel_lab.core.executor import Executor, seeded_latency
 from keel_lab.core.protocol import ToolRequest
-from keel_lab.course.checks.verdict import Verdict, guard
+from keel_lab.core.tools import Tool, Toolset
+from keel_lab.course.checks.delegation import watched
+from keel_lab.course.checks.verdict import Verdict, describe, listed
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
 
 MakeBatches = Callable[[Sequence[ToolRequest], Any], Sequence[Sequence[ToolRequest]]]
+
+
+AUDIT = Tool("read_audit_log", "Who changed a service (personal data: a person approves).",
+             {"type": "object"}, lambda: [], concurrency_safe=True, requires_approval=True)
+
+
+def check_tools() -> Toolset:
+    """The incident tools and `read_audit_log`, safe to run concurrently but approval-gated."""
+    return Toolset.of([*incident_tools().tools.values(), AUDIT])
 
 
 def _request(i: int, name: str) -> ToolRequest:
@@ -22,27 +37,37 @@ def _request(i: int, name: str) -> ToolRequest:
 
 def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     v = Verdict("make_batches")
-    tools = incident_tools()
+    make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
+    tools = check_tools()
     names = ["lookup_incident", "get_service_status", "search_logs", "add_incident_note",
-             "restart_service", "no_such_tool"]
+             "restart_service", "read_audit_log", "no_such_tool"]
     rng = random.Random(3)
     cases = [turn_requests(0)] + [
         [_request(i, rng.choice(names)) for i in range(rng.randint(1, 8))] for _ in range(30)]
     cases.append([_request(0, "add_incident_note"), _request(1, "add_incident_note")])
+    cases.append([_request(0, "lookup_incident"), _request(1, "read_audit_log"),
+                  _request(2, "read_audit_log"), _request(3, "search_logs")])
     yours: list[list[ToolRequest]] = []
     for n, requests in enumerate(cases):
-        got = guard(v, f"case {n}", make_batches_fn, requests, tools)
+        given = list(requests)  # the learner's copy: the hint shows the original
+        got = listed(v, f"case {n}", "a list of batches", make_batches_fn, given, tools)
         if got is None:
             return v
-        batches = [list(b) for b in got]
+        batches = [b if isinstance(b, ToolRequest | str | bytes | dict)
+                   or not hasattr(b, "__iter__") else list(b) for b in got]
+        problem = _shape_problem(batches) or _batch_problem(requests, batches, tools)
+        if given != list(requests):
+            problem = ("your function changed the list of requests it was given (it held "
+                       f"{len(given)} of {len(requests)} afterwards): read it, leave it as it is"
+                       + (f"; {problem}" if problem else ""))
         yours = yours or batches
-        problem = _batch_problem(requests, batches, tools)
         if problem:
             calls = ", ".join(f"{r.call_id}={r.name}" for r in requests)
             v.add(False, "", f"requests [{calls}]: {problem}")
             return v
     v.add(True, f"{len(cases)} request lists: every call once, in order", "")
-    v.add(True, "unsafe calls (writes, approvals, unknown tools) always run alone", "")
+    v.add(True, "unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown "
+                "tools) always run alone", "")
     v.add(True, "consecutive concurrency-safe calls share one batch", "")
     latency = seeded_latency(0, 0.05, 0.4)
     wall = sum(max(latency(r) for r in b) for b in yours)
@@ -50,6 +75,23 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     v.add(True, f"chapter turn: wall time {wall * 1000:.0f} ms with your batches, "
                 f"{serial * 1000:.0f} ms one by one", "")
     return v
+
+
+def _shape_problem(batches: list[Any]) -> str:
+    """Whether the answer has the shape of batches at all: lists of ToolRequest."""
+    for n, batch in enumerate(batches):
+        if isinstance(batch, ToolRequest):
+            return (f"batch {n} is a ToolRequest, not a list of requests: return a list of "
+                    "batches, each a list (even a batch of one)")
+        if not isinstance(batch, list):
+            return f"batch {n} is {describe(batch)}, not a list of requests"
+        odd = [x for x in batch if not isinstance(x, ToolRequest)]
+        if odd and isinstance(odd[0], str):
+            return (f"batch {n} holds strings ({odd[0]!r}), not the requests: put the "
+                    "ToolRequest objects themselves in the batches")
+        if odd:
+            return f"batch {n} holds {describe(odd[0])}, not a ToolRequest"
+    return ""
 
 
 def _batch_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
@@ -61,17 +103,23 @@ def _batch_problem(requests: Sequence[ToolRequest], batches: list[list[ToolReque
     if any(not b for b in batches):
         return "an empty batch"
 
-    def safe(r: ToolRequest) -> bool:
-        t = tools.get(r.name)
-        return t is not None and t.may_run_together
-
     for b in batches:
-        unsafe = [r for r in b if not safe(r)]
+        unsafe = [(r, why) for r in b if (why := _alone(tools.get(r.name)))]
         if unsafe and len(b) > 1:
-            return (f"{unsafe[0].call_id} ({unsafe[0].name}) shares a batch with "
-                    f"{[r.call_id for r in b if r is not unsafe[0]]}: it must run alone")
-    want = len(make_batches(requests, tools))
+            r, why = unsafe[0]
+            return (f"{r.call_id} ({r.name}) shares a batch with "
+                    f"{[x.call_id for x in b if x is not r]}: it must run alone ({why})")
+    want = len(make_batches(requests, tools))  # the lab's rule, to count batches
     if len(batches) != want:
         return (f"{len(batches)} batches where {want} will do: consecutive safe calls "
                 "should share one batch")
     return ""
+
+
+def _alone(tool: Tool | None) -> str:
+    """Why a call must run alone, or "" when it may share a batch."""
+    if tool is None:
+        return "an unknown tool"
+    if tool.requires_approval:
+        return "it needs approval first, even if it is concurrency-safe"
+    return "" if tool.may_run_together else "it is not concurrency-safe"

@@ -6,25 +6,36 @@ from collections.abc import Callable
 from typing import Any
 
 from keel_lab.course.checks.batching import verify_make_batches
+from keel_lab.course.checks.collect import verify_collect_batch
 from keel_lab.course.checks.history import verify_answer_all
+from keel_lab.course.checks.in_order import verify_count_in_order
 from keel_lab.course.checks.pairing import verify_pair_results
 from keel_lab.course.checks.partial_success import verify_run_status
+from keel_lab.course.checks.providers import verify_answer_responses
 from keel_lab.course.checks.streaming import verify_is_executable
-from keel_lab.course.checks.verdict import Verdict
+from keel_lab.course.checks.verdict import ExerciseNotPassed, Verdict
 
 VERIFIERS: dict[str, Callable[..., Verdict]] = {
     "answer_all": verify_answer_all, "pair_results": verify_pair_results,
     "make_batches": verify_make_batches, "is_executable": verify_is_executable,
     "run_status": verify_run_status,
+    "count_in_order": verify_count_in_order,
+    "collect_batch": verify_collect_batch,
+    "answer_responses": verify_answer_responses,
 }
 
 
 def check(fn: Callable[..., Any]) -> None:
-    """Print the verdict on an exercise function (found by its name); returns nothing, so a
-    notebook cell shows only the verdict lines."""
+    """Print the verdict on an exercise function (found by its name), then raise
+    `ExerciseNotPassed` with the hints unless it passed: a failing check fails its cell for
+    every grader (nbval, pytest, nbgrader, otter). A pass returns nothing, so a notebook cell
+    shows only the verdict lines."""
+    __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
     verifier = VERIFIERS.get(getattr(fn, "__name__", ""))
     if verifier is None:
-        print(f"no exercise is called {getattr(fn, '__name__', fn)!r}; exercises: "
-              + ", ".join(VERIFIERS))
-        return
-    print(verifier(fn))
+        raise ExerciseNotPassed(f"no exercise is called {getattr(fn, '__name__', fn)!r}; "
+                                "exercises: " + ", ".join(VERIFIERS))
+    verdict = verifier(fn)
+    print(verdict)
+    if not verdict.passed:
+        raise ExerciseNotPassed("\n".join(verdict.hints) or "no check ran")

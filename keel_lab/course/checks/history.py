@@ -1,65 +1,148 @@
-"""Chapter 1, history: every call answered, failures included."""
+"""Chapter 1, history: every call answered exactly once, failures included.
+
+Tool-message content is free text, so the check asks only what the model needs, in any wording
+or format: a success carries its own result (verbatim, or as a value inside the answer's own
+JSON envelope) and no other call's; a failure names what went wrong - the exception's message,
+its type (`ConnectionError`) or its code (`incident_not_found`), any one of them.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections import Counter
 from collections.abc import Callable, Sequence
+from typing import Any
 
+from keel_lab.core.executor import Executor
 from keel_lab.core.history import validate_history
 from keel_lab.core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from keel_lab.core.protocol import ToolCall
-from keel_lab.core.tools import ToolError
-from keel_lab.course.checks.verdict import Verdict, calls_of, guard
+from keel_lab.core.tools import ToolError, invoke
+from keel_lab.course.checks.delegation import watched
+from keel_lab.course.checks.verdict import Verdict, calls_of, describe, listed
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
 
+SCENARIOS: list[tuple[str, list[ToolCall], dict[str, Exception]]] = [
+    ("three successful calls, the same tool twice", calls_of(
+        ("call_Qm4TzX8bLw2RkN7dYp0sJv1c", "lookup_incident", {"incident_id": "INC-001"}),
+        ("call_3HfGvA9eUo6WiKc2MxZr5TqB", "lookup_incident", {"incident_id": "INC-002"}),
+        ("call_L0pSn7JdYb4CtRw8EaVk1XgF", "get_service_status", {"service": "auth-api"})),
+     {}),
+    ("a business error and a crash beside a success", calls_of(
+        ("toolu_01Wd8fKq2NzR5vXy7TbLmJ3h", "lookup_incident", {"incident_id": "INC-999"}),
+        ("toolu_01Ab6PcE9sGu1YoHn4VxQw2D", "search_logs", {"service": "billing"}),
+        ("toolu_01Kt3MiZ5jRe8LfWb0CsNy7U", "lookup_incident", {"incident_id": "INC-003"})),
+     {"toolu_01Wd8fKq2NzR5vXy7TbLmJ3h": ToolError("incident_not_found",
+                                                   "there is no incident INC-999"),
+      "toolu_01Ab6PcE9sGu1YoHn4VxQw2D": ConnectionError("log index for billing is unreachable")}),
+]
 
 
+class _Tools:
+    """The `execute` a check hands the learner: distinct results, chosen failures, and a count
+    of how often each call ran (a call run twice doubles its side effects)."""
 
-def _executor(failures: dict[str, Exception]) -> Callable[[ToolCall], str]:
-    def execute(call: ToolCall) -> str:
-        if call.id in failures:
-            raise failures[call.id]
-        return json.dumps({"call": call.id, "echo": json.loads(call.arguments)})
-    return execute
+    def __init__(self, failures: dict[str, Exception]) -> None:
+        self.failures = failures
+        self.runs: Counter[str] = Counter()
+
+    def __call__(self, call: ToolCall) -> str:
+        self.runs[call.id] += 1
+        if call.id in self.failures:
+            raise self.failures[call.id].with_traceback(None)  # no frames of an earlier run
+        return self.result(call)
+
+    @staticmethod
+    def result(call: ToolCall) -> str:
+        return json.dumps({"for": call.id[-6:], "echo": json.loads(call.arguments)})
+
+
+def _strings(value: Any) -> list[Any]:
+    """Every value inside a JSON value, nested ones included."""
+    if isinstance(value, dict):
+        return [value, *(x for v in value.values() for x in _strings(v))]
+    if isinstance(value, list):
+        return [value, *(x for v in value for x in _strings(v))]
+    return [value]
+
+
+def _carries(content: str, text: str) -> bool:
+    """Whether `content` holds `text`: verbatim, or wrapped in the answer's own JSON."""
+    if text.lower() in content.lower():
+        return True
+    try:
+        inside = _strings(json.loads(content))
+    except ValueError:
+        return False
+    wanted: list[Any] = [text]
+    with contextlib.suppress(ValueError):
+        wanted.append(json.loads(text))
+    return any(x == w or (isinstance(x, str) and text.lower() in x.lower())
+               for x in inside for w in wanted)
+
+
+def _says_what_failed(content: str, exc: Exception) -> bool:
+    names = [str(exc), type(exc).__name__, getattr(exc, "code", "")]
+    return any(n and _carries(content, n) for n in names)
+
+
+def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list[str]:
+    """What is wrong with one answer, the most basic mistake first."""
+    others = [m for m in messages if not isinstance(m, ToolMessage)]
+    if others:
+        kind = describe(others[0])
+        return [f"your function returned {kind} where a ToolMessage belongs: build each "
+                "answer with ToolMessage(call.id, call.name, content)"]
+    texts = [m for m in messages if not isinstance(m.content, str)]
+    if texts:
+        return [f"the content of {texts[0].tool_call_id}'s message is "
+                f"{describe(texts[0].content)}: a tool message carries text - "
+                "json.dumps(...) a structure you want to send"]
+    history: list[Message] = [UserMessage("q"), AssistantMessage("", tuple(calls)), *messages]
+    problems = validate_history(history)
+    if problems:
+        return ["the provider would answer: " + " | ".join(p.message for p in problems)]
+    out = [f"{c.id} was executed {tools.runs[c.id]} times: run each call exactly once"
+           + (" (a second run repeats its side effects)" if tools.runs[c.id] > 1 else
+              " (execute(call) is what runs it)")
+           for c in calls if tools.runs[c.id] != 1]
+    by_id = {m.tool_call_id: m for m in messages}
+    for c in calls:
+        m = by_id[c.id]
+        if m.name != c.name:
+            out.append(f"{c.id}'s message is named {m.name!r}: copy the call's tool name "
+                       f"{c.name!r}")
+        stolen = [o.id for o in calls if o.id != c.id and o.id not in tools.failures
+                  and _carries(m.content, tools.result(o))]
+        if stolen:
+            out.append(f"{c.id}'s message carries the result of {stolen[0]}")
+        elif c.id in tools.failures:
+            exc = tools.failures[c.id]
+            if not _says_what_failed(m.content, exc):
+                out.append(f"{c.id}'s message {m.content!r} does not say what went wrong: "
+                           f"include the exception's message ({exc}), its type "
+                           f"({type(exc).__name__}) or its code")
+        elif not _carries(m.content, tools.result(c)):
+            out.append(f"{c.id}'s message does not carry its call's result "
+                       f"{tools.result(c)} (wrap it as you like, but keep it whole)")
+    order = [m.tool_call_id for m in messages]
+    if order != [c.id for c in calls]:
+        out.append(f"the messages answer the calls in another order ({order}): the exercise "
+                   "asks for the calls' order, so the history reads like the request")
+    return out
 
 
 def verify_answer_all(answer_all: AnswerAll) -> Verdict:
     v = Verdict("answer_all")
-    scenarios = [
-        ("three successful calls, the same tool twice", calls_of(
-            ("call_a", "lookup_incident", {"incident_id": "INC-001"}),
-            ("call_b", "lookup_incident", {"incident_id": "INC-002"}),
-            ("call_c", "get_service_status", {"service": "auth-api"})), {}),
-        ("a business error and a crash beside a success", calls_of(
-            ("call_x", "lookup_incident", {"incident_id": "INC-999"}),
-            ("call_y", "search_logs", {"service": "billing"}),
-            ("call_z", "lookup_incident", {"incident_id": "INC-003"})),
-         {"call_x": ToolError("incident_not_found", "there is no incident INC-999"),
-          "call_y": ConnectionError("log index for billing is unreachable")}),
-    ]
-    for label, calls, failures in scenarios:
-        execute = _executor(failures)
-        messages = guard(v, label, answer_all, calls, execute)
+    answer_all = watched(answer_all, (invoke, Executor))
+    for label, calls, failures in SCENARIOS:
+        tools = _Tools(failures)
+        messages = listed(v, label, "a list of ToolMessage", answer_all, calls, tools)
         if messages is None:
             return v
-        messages = list(messages)
-        history: list[Message] = [UserMessage("q"), AssistantMessage("", tuple(calls)),
-                                  *messages]
-        problems = validate_history(history)
-        v.add(not problems, f"{label}: one tool message per call, matched by tool_call_id",
-              f"{label}: the provider would answer: " + " | ".join(p.message for p in problems))
-        by_id = {m.tool_call_id: m for m in messages if isinstance(m, ToolMessage)}
-        wrong = [c.id for c in calls if c.id in by_id and c.id not in failures
-                 and by_id[c.id].content != execute(c)]
-        unexplained = [c.id for c in calls if c.id in by_id and c.id in failures
-                       and str(failures[c.id]) not in by_id[c.id].content]
-        names = [c.id for c in calls if c.id in by_id and by_id[c.id].name != c.name]
-        v.add(not (wrong or unexplained or names),
-              f"{label}: each message carries its own call's result or error",
-              f"{label}: " + "; ".join(text for ids, text in [
-                  (wrong, f"{wrong} carry another call's result (or changed it)"),
-                  (unexplained, f"{unexplained} should say what went wrong (put the "
-                                "exception's message in the content)"),
-                  (names, f"{names} should copy the call's tool name")] if ids))
+        problems = _problems(calls, messages, tools)
+        v.add(not problems, f"{label}: one message per call, in order, each with its own "
+                            "result or error", f"{label}: " + "; ".join(problems))
     return v

@@ -1,19 +1,43 @@
-"""Chapter 2, pairing: by call id, and the lesson's acceptance test."""
+"""Chapter 2, pairing: by call id, and the lesson's acceptance test.
+
+The ids are random and shaped like real providers' (`call_` + 24 alphanumerics, `toolu_01` +
+base62, ...), drawn from the seed and arranged so that in no run do they sort, or end in numbers,
+in request order: a strategy that sorts or parses ids cannot pass by luck.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import random
+import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from keel_lab.core.clock import run_coroutine
-from keel_lab.core.pairing import Result
+from keel_lab.core.pairing import STRATEGIES, Result, by_call_id
 from keel_lab.core.protocol import ToolCall
-from keel_lab.course.checks.verdict import Verdict, calls_of, guard
+from keel_lab.course.checks.delegation import watched
+from keel_lab.course.checks.verdict import Verdict, describe, listed
 
 PairResults = Callable[[Sequence[ToolCall], Sequence[Result]], Sequence[Sequence[Any]]]
+
+_ALNUM = string.ascii_letters + string.digits
+# (prefix, length of the random part) of the providers' call ids
+ID_SHAPES = [("call_", 24),  # OpenAI Chat Completions
+             ("toolu_01", 22),  # Anthropic Messages
+             ("call_", 22),  # OpenAI Responses (`call_id` of a function_call item)
+             ("", 9)]  # Mistral: exactly nine alphanumerics, its API rejects others
+
+
+def random_ids(n: int, rng: random.Random) -> list[str]:
+    """`n` (>= 2) distinct ids of one provider's shape, never sorted in request order (nor, from
+    three calls on, in reverse request order)."""
+    prefix, length = rng.choice(ID_SHAPES)
+    while True:
+        ids = [prefix + "".join(rng.choices(_ALNUM, k=length)) for _ in range(n)]
+        if len(set(ids)) == n and sorted(ids) != ids and (n < 3 or sorted(ids) != ids[::-1]):
+            return ids
 
 
 def _completion_order(calls: list[ToolCall], rng: random.Random) -> list[Result]:
@@ -22,7 +46,7 @@ def _completion_order(calls: list[ToolCall], rng: random.Random) -> list[Result]
 
     async def one(call: ToolCall) -> Result:
         await asyncio.sleep(delays[call.id])
-        return Result(call.id, call.arguments)
+        return Result(call.id, f"record {json.loads(call.arguments)['incident_id']}")
 
     async def collect() -> list[Result]:
         return [await f for f in asyncio.as_completed([one(c) for c in calls])]
@@ -30,14 +54,30 @@ def _completion_order(calls: list[ToolCall], rng: random.Random) -> list[Result]
     return run_coroutine(collect())
 
 
-def _pairing_errors(pairs: Any, calls: Sequence[ToolCall],
-                    skipped: frozenset[str] = frozenset()) -> list[str]:
-    pairs = list(pairs)
+def _turn(rng: random.Random, n: int) -> list[ToolCall]:
+    """`n` lookups with random ids; two of them ask for the same incident when n > 2."""
+    incidents = [f"INC-{rng.randint(1, 9):03d}" for _ in range(n)]
+    if n > 2:
+        incidents[-1] = incidents[0]
+    return [ToolCall(i, "lookup_incident", json.dumps({"incident_id": inc}))
+            for i, inc in zip(random_ids(n, rng), incidents, strict=True)]
+
+
+def pairing_errors(pairs: list[Any], calls: Sequence[ToolCall],
+                   skipped: frozenset[str] = frozenset()) -> list[str]:
+    """What is wrong with the pairs, the most basic mistake first."""
     if len(pairs) != len(calls):
         return [f"expected {len(calls)} pairs (one per call), got {len(pairs)}"]
     errors = []
     for n, (call, pair) in enumerate(zip(calls, pairs, strict=True)):
-        got_call, got = pair[0], pair[1]
+        if isinstance(pair, str | bytes) or not isinstance(pair, Sequence) or len(pair) != 2:
+            return [f"pair {n} is {describe(pair)}: each pair is a (call, result) tuple"]
+        got_call, got = pair
+        if isinstance(got_call, str):
+            return [f"pair {n} starts with the id {got_call!r}, not the call: return "
+                    "(call, result) with the ToolCall itself"]
+        if got is not None and not isinstance(got, Result):
+            return [f"pair {n} ends with {describe(got)}, not a Result (or None)"]
         want = None if call.id in skipped else call.id
         if got_call is not call and got_call != call:
             errors.append(f"pair {n} should start with call {call.id} (keep the calls' order)")
@@ -49,20 +89,21 @@ def _pairing_errors(pairs: Any, calls: Sequence[ToolCall],
 
 
 def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8) -> Verdict:
-    """The lesson's acceptance test, and two cases that break positional pairing."""
+    """The lesson's acceptance test, and two turns with calls the policy skipped."""
     v = Verdict("pair_results")
+    pair_results = watched(pair_results, (by_call_id, STRATEGIES))
     rng = random.Random(seed)
     wrong_zip = right_yours = 0
     first_error = ""
     for run in range(runs):
-        calls = [ToolCall(f"run{run}-call-{i}", "lookup_incident",
-                          json.dumps({"incident_id": f"INC-{i + 1:03d}"})) for i in range(3)]
+        calls = _turn(rng, 2 + run % 4)
         results = _completion_order(calls, rng)
-        wrong_zip += bool(_pairing_errors(zip(calls, results, strict=True), calls))
-        pairs = guard(v, f"run {run}", pair_results, calls, list(results))
+        wrong_zip += bool(pairing_errors(list(zip(calls, results, strict=True)), calls))
+        pairs = listed(v, f"run {run}", "a list of (call, result) pairs", pair_results, calls,
+                       list(results))
         if pairs is None:
             return v
-        errors = _pairing_errors(pairs, calls)
+        errors = pairing_errors(pairs, calls)
         right_yours += not errors
         first_error = first_error or (errors[0] if errors else "")
     v.add(wrong_zip >= 1, f"positional pairing was wrong in {wrong_zip} of {runs} runs",
@@ -70,12 +111,25 @@ def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8
     v.add(right_yours == runs, f"your pairing was right in all {runs} runs",
           f"your pairing was right in {right_yours} of {runs} runs; first problem: "
           f"{first_error}")
-    calls = calls_of(("call_a", "lookup_incident", {}), ("call_b", "restart_service", {}),
-                  ("call_c", "lookup_incident", {}))
-    results = [Result("call_c", ""), Result("call_a", "")]  # call_b was denied by policy
-    pairs = guard(v, "a skipped call", pair_results, calls, results)
+    for label, n, skipped in [("a call the policy skipped", 3, [1]),
+                              ("the first and last of four calls skipped", 4, [0, 3])]:
+        calls = _turn(rng, n)
+        kept = [c for i, c in enumerate(calls) if i not in skipped]
+        results = [Result(c.id, "ok") for c in reversed(kept)]
+        pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls,
+                       results)
+        if pairs is None:
+            return v
+        errors = pairing_errors(pairs, calls, frozenset(calls[i].id for i in skipped))
+        v.add(not errors, f"{label}: None for it, not a neighbour's result",
+              f"{label}: " + "; ".join(errors))
+    stem = random_ids(2, rng)[0]  # ids one of which starts another: equality, not `in`
+    calls = [ToolCall(i, "lookup_incident", "{}") for i in (stem + "7", stem, stem + "71")]
+    pairs = listed(v, "ids that start like one another", "a list of (call, result) pairs",
+                   pair_results, calls, [Result(c.id, "ok") for c in reversed(calls)])
     if pairs is not None:
-        errors = _pairing_errors(pairs, calls, frozenset({"call_b"}))
-        v.add(not errors, "a call the policy skipped gets None, not its neighbour's result",
-              "a skipped call: " + "; ".join(errors))
+        errors = pairing_errors(pairs, calls)
+        v.add(not errors, "ids that start like one another: matched whole",
+              "ids that start like one another (one id is the start of another): "
+              + "; ".join(errors) + " - compare ids with ==")
     return v

@@ -1,11 +1,16 @@
-"""Chapter 5, partial success: the run's status from its outcome codes."""
+"""Chapter 5, partial success: the run's status from its outcome codes.
+
+The expected statuses come from `keel_lab.run_status`; the cases include a pause beside a fatal
+code, in both orders (a fatal code outranks a pause), and a person's "no" (`approval_denied`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from keel_lab.core.partial_success import Status, run_status
+from keel_lab.core.partial_success import Status, is_business_error, run_status
 from keel_lab.core.runner import Runner
+from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, guard
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import PARTIAL
@@ -21,17 +26,21 @@ STATUS_CASES: list[tuple[list[str | None], str]] = [
     ([None, "tool_internal_error"], "a tool that crashed"),
     (["invalid_tool_output"], "a tool that returned garbage"),
     (["incident_not_found", "tool_internal_error"], "a business error and a crash"),
+    (["approval_required", "tool_internal_error"], "a pause and a crash: fatal outranks a pause"),
+    (["unknown_tool", "approval_required"], "an unknown tool, then a pause"),
+    (["approval_denied", None], "a person said no: a fact the model can explain"),
 ]
 
 
 def verify_run_status(status_fn: Callable[[list[str | None]], str]) -> Verdict:
     v = Verdict("run_status")
+    status_fn = watched(status_fn, (run_status, is_business_error))
     for codes, label in STATUS_CASES:
         got = guard(v, label, status_fn, list(codes))
         if got is None:
             return v
         want = run_status(codes)
-        v.add(got == want, f"{label}: {want}",
+        v.add(isinstance(got, str) and got == want, f"{label}: {want}",
               f"{label} {codes}: expected '{want}', got {got!r}")
     r = guard(v, "a run", Runner(OfflineAdapter(), status_rule=status_fn).run, PARTIAL)
     if r is not None:

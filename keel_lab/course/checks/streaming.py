@@ -1,18 +1,28 @@
-"""Chapter 4, streaming: when a streamed call may run."""
+"""Chapter 4, streaming: when a streamed call may run.
+
+The expected answer and its reason come from `keel_lab.readiness`, the lab's one rule; the
+streams include text that merely looks like an object (`{...}` that is not JSON), so a check of
+the first and last character cannot pass.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from keel_lab.core.protocol import parse_arguments
 from keel_lab.core.streaming import (
+    CallState,
     Finish,
+    StreamAssembler,
     StreamEvent,
     ToolCallDelta,
+    assemble,
     cancel_after,
     readiness,
     snapshots,
 )
+from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, guard
 from keel_lab.course.scenarios import offline_stream
 
@@ -36,6 +46,8 @@ def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
 
 def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
     v = Verdict("is_executable")
+    is_executable = watched(is_executable, (readiness, CallState, StreamAssembler, assemble,
+                                            snapshots, parse_arguments))
     one = offline_stream("Look up INC-001", seed=0, chunk_size=4)
     three = offline_stream("Which is more severe, INC-001, INC-002 or INC-003?", seed=1,
                            chunk_size=3)
@@ -48,6 +60,17 @@ def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
     parameterless: list[StreamEvent] = [
         ToolCallDelta(0, id="p", name="list_services"),
         ToolCallDelta(1, id="q", name="list_services", arguments_delta="{}"),
+        ToolCallDelta(2, id="r", name="list_services", arguments_delta=" \n"),
+        ToolCallDelta(3, id="s", name="list_services", arguments_delta="null"),
+        Finish("tool_calls")]
+    braces: list[StreamEvent] = [
+        ToolCallDelta(0, id="b0", name="lookup_incident", arguments_delta='{"incident_id": '),
+        ToolCallDelta(1, id="b1", name="lookup_incident",
+                      arguments_delta="{'incident_id': 'INC-002'}"),
+        ToolCallDelta(2, id="b2", name="lookup_incident", arguments_delta='{"incident_id": "'),
+        ToolCallDelta(0, arguments_delta='"INC-001"}{"incident_id": "INC-003"}'),
+        ToolCallDelta(2, arguments_delta='INC-004}'),
+        ToolCallDelta(3, id="b3", name="lookup_incident", arguments_delta="{incident_id: 5}"),
         Finish("tool_calls")]
     cases: list[tuple[str, Iterable[StreamEvent]]] = [
         ("one call, fragment by fragment", one),
@@ -55,17 +78,20 @@ def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
         ("a stream cancelled before its finish", cancel_after(three, len(three) - 1)),
         ("one call's JSON broken beside good siblings", bad),
         ("arguments that are not an object, a missing id, a missing name", odd),
-        ("a parameterless tool: arguments \"\" or {}", parameterless),
+        ("a parameterless tool: arguments \"\", {} or blank (null is no object)", parameterless),
+        ("text in braces that is not JSON", braces),
     ]
     for label, events in cases:
         for chunk, view, want in _views(events):
-            got = guard(v, label, is_executable, view)
+            got = guard(v, f"{label}, chunk {chunk}, call {view.index}", is_executable, view)
             if got is None:
                 return v
             if bool(got) != want:
                 why = readiness(view.id, view.name, view.arguments, view.closed).reason
-                v.add(False, "", f"{label}, chunk {chunk}, call {view.index}: you said "
-                                 f"{bool(got)}, expected {want} - {why}")
+                said = f"{got!r}" if isinstance(got, bool) else f"{got!r} (taken as {bool(got)})"
+                v.add(False, "", f"{label}, chunk {chunk}, call {view.index} (arguments "
+                                 f"{view.arguments!r}): you returned {said}, expected {want} "
+                                 f"- {why}")
                 break
         else:
             v.add(True, f"{label}: right after every chunk", "")

@@ -1,13 +1,32 @@
-"""A verdict on a learner's function: lines that are the same for every right answer."""
+"""A verdict on a learner's function: lines that are the same for every right answer, and a
+failure that every grader sees as one.
+
+`guard` is the one door through which a check calls the learner's code: an exception inside it
+becomes a hint naming that exception at its line in the learner's cell, not a crash of the check.
+"""
 
 from __future__ import annotations
 
+import inspect
 import json
+import linecache
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any
 
 from keel_lab.core.protocol import ToolCall
+
+
+class ExerciseNotPassed(AssertionError):
+    """Raised by `check` when an answer is not right yet; its text is the hints, one a line.
+
+    An `AssertionError`, so pytest, nbval, nbgrader and otter all count the cell as failed.
+    """
+
+
+class Delegated(Exception):
+    """The learner's function handed the exercise to the lab's own implementation."""
 
 
 @dataclass
@@ -22,6 +41,10 @@ class Verdict:
     def passed(self) -> bool:
         return bool(self.results) and all(ok for ok, _ in self.results)
 
+    @property
+    def hints(self) -> list[str]:
+        return [text for ok, text in self.results if not ok]
+
     def lines(self) -> list[str]:
         done = sum(ok for ok, _ in self.results)
         word = "PASSED" if self.passed else "NOT YET"
@@ -33,15 +56,65 @@ class Verdict:
 
 
 def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any) -> Any:
-    """Call the learner's code; turn an exception into a failed check with a hint."""
+    """Call the learner's code; turn an exception, or a forgotten `return` (None: no exercise
+    asks for it), into a failed check with a hint. None means the verdict has the hint."""
     try:
-        return fn(*args)
+        value = fn(*args)
+        if value is None:
+            verdict.add(False, "", f"{what}: your function returned None - is a `return` "
+                                   "missing?")
+        return value
     except NotImplementedError:
         verdict.add(False, "", f"{what}: not implemented yet - replace the "
                                "`raise NotImplementedError` with your code")
+    except Delegated as exc:
+        verdict.add(False, "", str(exc))
     except Exception as exc:
-        verdict.add(False, "", f"{what}: your function raised {type(exc).__name__}: {exc}")
+        verdict.add(False, "", f"{what}: your function raised {type(exc).__name__}: {exc}"
+                               + where(exc, fn))
     return None
+
+
+def where(exc: BaseException, fn: Callable[..., Any]) -> str:
+    """' at line N: <source>' for the last traceback frame in the learner's own file (the
+    notebook cell that defined `fn`; its lines count from 1 as JupyterLab shows them)."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None or str(getattr(fn, "__module__", "")).startswith("keel_lab."):
+        return ""
+    tb: TracebackType | None = exc.__traceback__
+    last = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == code.co_filename:
+            last = tb
+        tb = tb.tb_next
+    if last is None:
+        return ""
+    text = linecache.getline(code.co_filename, last.tb_lineno).strip()
+    return f" at line {last.tb_lineno}" + (f": {text}" if text else "")
+
+
+def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
+           *args: Any) -> list[Any] | None:
+    """Call the learner's function and take what it returned as a list; None after a hint
+    saying what went wrong or what it returned instead of `expected`."""
+    value = guard(verdict, what, fn, *args)
+    if value is None:
+        return None
+    if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
+        verdict.add(False, "", f"{what}: your function returned {describe(value)}, "
+                               f"expected {expected}")
+        return None
+    out: list[Any] | None = guard(verdict, what, list, value)  # a generator runs here
+    return out
+
+
+def describe(value: Any) -> str:
+    """'a dict', 'a str ('call_a')': what a value is, for a hint."""
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    shown = f" ({value!r:.40})" if isinstance(value, str | int | float) else ""
+    return f"{article} {name}{shown}"
 
 
 def calls_of(*specs: tuple[str, str, dict[str, Any]]) -> list[ToolCall]:

@@ -1,0 +1,140 @@
+"""Chapter 7, providers: answering a Responses API turn - one `function_call_output` per
+`function_call` item, keyed by the call's `call_id`, never by the item's own `id` (`fc_...`)."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from keel_lab.course.checks.verdict import Verdict, guard
+
+Run = Callable[[str, Any], str]
+AnswerResponses = Callable[[Sequence[dict[str, Any]], Run], Any]
+
+CALLS = [("lookup_incident", {"incident_id": "INC-001"}),
+         ("lookup_incident", {"incident_id": "INC-002"}),
+         ("get_service_status", {"service": "checkout"}),
+         ("search_logs", {"service": "auth-api", "query": "timeout"}),
+         ("get_service_status", {"service": "reports"})]
+
+
+def _token(rng: random.Random, n: int = 24) -> str:
+    return "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(n))
+
+
+def response_output(rng: random.Random, calls: int, extras: bool = True,
+                    twins: bool = False) -> list[dict[str, Any]]:
+    """A Responses `output` list shaped like the API's: reasoning and message items around
+    `calls` function calls with random `fc_` item ids and `call_` ids (`twins`: two calls
+    with the same name and arguments)."""
+    chosen = rng.sample(CALLS, calls)
+    if twins:
+        chosen[-1] = chosen[0]
+    items: list[dict[str, Any]] = [
+        {"id": f"fc_{_token(rng)}", "type": "function_call", "status": "completed",
+         "call_id": f"call_{_token(rng)}", "name": name, "arguments": json.dumps(args)}
+        for name, args in chosen]
+    if extras:
+        items.insert(0, {"id": f"rs_{_token(rng)}", "type": "reasoning", "summary": []})
+        items.insert(rng.randint(1, len(items) - 1), {
+            "id": f"msg_{_token(rng)}", "type": "message", "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": "Let me check.", "annotations": []}]})
+    return items
+
+
+class Recorder:
+    """The `run` a learner's function receives: it counts executions and answers each call
+    with a result that names its arguments, so a swapped result is visible."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[str, str]] = []
+
+    def __call__(self, name: str, arguments: Any) -> str:
+        if isinstance(arguments, str):
+            arguments = json.loads(arguments or "{}")
+        self.runs.append((name, json.dumps(arguments, sort_keys=True)))
+        return json.dumps({"result": _label(name, arguments)})
+
+
+def _label(name: str, arguments: dict[str, Any]) -> str:
+    """A call's unique result text, free of characters JSON would escape."""
+    return f"{name}({', '.join(f'{k}={v}' for k, v in sorted(arguments.items()))})"
+
+
+def result_text(item: dict[str, Any]) -> str:
+    """What `Recorder` answers for a function_call item (its result's unique part)."""
+    return _label(item["name"], json.loads(item["arguments"] or "{}"))
+
+
+def verify_answer_responses(fn: AnswerResponses) -> Verdict:
+    v = Verdict("answer_responses")
+    rng = random.Random(7)
+    cases = [response_output(rng, 3)] + [
+        response_output(rng, rng.randint(1, 5), extras=rng.random() < 0.8)
+        for _ in range(12)] + [response_output(rng, 3, twins=True)]
+    for n, output in enumerate(cases):
+        run = Recorder()
+        got = guard(v, f"case {n}", fn, output, run)
+        if v.results:
+            return v
+        problem = _problem(output, got, run)
+        if problem:
+            v.add(False, "", f"case {n}: {problem}")
+            return v
+    v.add(True, f"{len(cases)} responses: one function_call_output per function_call item, "
+                "none for reasoning or message items", "")
+    v.add(True, "each output carries its call's call_id (not the item id fc_...)", "")
+    v.add(True, "each output holds its own call's result; each call ran exactly once", "")
+    return v
+
+
+def _problem(output: list[dict[str, Any]], got: Any, run: Recorder) -> str:
+    calls = [i for i in output if i["type"] == "function_call"]
+    by_call_id = {c["call_id"]: c for c in calls}
+    by_item_id = {i["id"]: i for i in output}
+    if isinstance(got, (dict, str)) or not isinstance(got, Iterable):
+        return (f"return a list of input items (one dict per call), got "
+                f"{type(got).__name__}")
+    got = list(got)
+    for item in got:
+        if not isinstance(item, dict):
+            return f"each input item is a dict, got {type(item).__name__}: {item!r}"
+        if item.get("type") != "function_call_output":
+            return (f"an item has type {item.get('type')!r}: a result goes back as "
+                    "'function_call_output'")
+        key = item.get("call_id")
+        if key in by_item_id and key not in by_call_id:
+            kind = by_item_id[key]["type"]
+            if kind != "function_call":
+                return (f"an output answers the {kind} item {key}: only function_call items "
+                        "get an output")
+            return (f"an output carries the item id {key}: pair by the call's call_id "
+                    f"({by_item_id[key]['call_id']}), not the output item's id (fc_...)")
+        if key not in by_call_id:
+            return f"an output carries call_id {key!r}, which no function_call item has"
+    answered = [item["call_id"] for item in got]
+    for c in calls:
+        count = answered.count(c["call_id"])
+        if count != 1:
+            return (f"call {c['call_id']} ({c['name']}) got {count} outputs: every call gets "
+                    "exactly one")
+    if len(run.runs) != len(calls):
+        return (f"run was called {len(run.runs)} times for {len(calls)} calls: each call runs "
+                "exactly once" + (" (side effects would repeat)" if len(run.runs) > len(calls)
+                                  else " - some call was never run"))
+    for item in got:
+        text, call = item.get("output"), by_call_id[item["call_id"]]
+        if not isinstance(text, str):
+            return (f"output of {call['call_id']} is a {type(text).__name__}: the API takes "
+                    "text, e.g. the string run returned")
+        mine = result_text(call)
+        if mine not in text:
+            other = next((c["call_id"] for c in calls if result_text(c) in text), None)
+            return (f"call {call['call_id']} got "
+                    + (f"the result of {other}" if other else "no result of its own")
+                    + ": run each call and put its own result in its output")
+    return ""

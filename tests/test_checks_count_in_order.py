@@ -1,0 +1,135 @@
+"""Chapter 2's `count_in_order` check: wrong answers get their own hint, right ones in other
+styles pass. Each answer is a small function, as a learner would write it."""
+
+import asyncio
+import itertools
+import random
+
+import pytest
+
+from keel_lab import run_coroutine
+from keel_lab.course.checks.in_order import verify_count_in_order
+
+
+async def _sleep_and_return(index, delay):
+    await asyncio.sleep(delay)
+    return index
+
+
+def _as_completed_turn(delays):
+    async def turn():
+        coros = [_sleep_and_return(i, d) for i, d in enumerate(delays)]
+        return [await f for f in asyncio.as_completed(coros)]
+    return run_coroutine(turn())
+
+
+def lesson_style(trials, calls, seed):
+    rng = random.Random(seed)
+    return sum(_as_completed_turn([rng.uniform(0.01, 0.5) for _ in range(calls)])
+               == list(range(calls)) for _ in range(trials))
+
+
+def one_coroutine_with_callbacks(trials, calls, seed):
+    """All trials in one coroutine; completion order recorded by done-callbacks."""
+    rng = random.Random(seed)
+
+    async def all_trials():
+        hits = 0
+        for _ in range(trials):
+            finished = []
+            tasks = [asyncio.ensure_future(asyncio.sleep(0.01 + 0.49 * rng.random(), i))
+                     for i in range(calls)]
+            for t in tasks:
+                t.add_done_callback(lambda t, out=finished: out.append(t.result()))
+            await asyncio.wait(tasks)
+            hits += finished == sorted(finished)
+        return hits
+
+    return run_coroutine(all_trials())
+
+
+def with_gather(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def turn():
+        return await asyncio.gather(*(_sleep_and_return(i, rng.uniform(0.01, 0.5))
+                                      for i in range(calls)))
+
+    return sum(run_coroutine(turn()) == list(range(calls)) for _ in range(trials))
+
+
+def counts_mismatches(trials, calls, seed):
+    return trials - lesson_style(trials, calls, seed)
+
+
+def delays_once_per_run(trials, calls, seed):
+    rng = random.Random(seed)
+    delays = [rng.uniform(0.01, 0.5) for _ in range(calls)]
+    return sum(_as_completed_turn(delays) == list(range(calls)) for _ in range(trials))
+
+
+_draws = itertools.count()
+
+
+def ignores_the_seed(trials, calls, seed):
+    return lesson_style(trials, calls, next(_draws))
+
+
+def always_three_calls(trials, calls, seed):
+    return lesson_style(trials, 3, seed)
+
+
+def returns_a_share(trials, calls, seed):
+    return lesson_style(trials, calls, seed) / trials
+
+
+def first_call_first(trials, calls, seed):
+    rng = random.Random(seed)
+    return sum(_as_completed_turn([rng.uniform(0.01, 0.5) for _ in range(calls)])[0] == 0
+               for _ in range(trials))
+
+
+def delegates_to_the_lab(trials, calls, seed):
+    from keel_lab.course.experiments.pairing import order
+    return order(trials, calls, seed).data["in_request_order"]["as_completed"]
+
+
+def raises(trials, calls, seed):
+    return [][calls]
+
+
+def arithmetic_only(trials, calls, seed):  # found by a reviewer: no clock, no asyncio
+    rng = random.Random(seed)
+    count = 0
+    for _ in range(trials):
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        count += delays == sorted(delays)
+    return count
+
+
+WRONG = [
+    (arithmetic_only, "never slept their delays on it"),
+    (with_gather, "every trial came back in request order"),
+    (counts_mismatches, "counting the trials whose order differed"),
+    (delays_once_per_run, "draw new delays for every turn"),
+    (ignores_the_seed, "seed 1 gave"),
+    (always_three_calls, "with 1 call every trial is in request order"),
+    (returns_a_share, "returned a float"),
+    (first_call_first, "you counted"),
+    (delegates_to_the_lab, "hands the exercise to the lab's own"),
+    (raises, "raised IndexError: list index out of range at line"),
+]
+
+
+@pytest.mark.parametrize(("answer", "hint"), WRONG, ids=[a.__name__ for a, _ in WRONG])
+def test_wrong_answers_get_their_hint(answer, hint):
+    v = verify_count_in_order(answer)
+    assert not v.passed
+    assert hint in v.hints[0]
+
+
+@pytest.mark.parametrize("answer", [lesson_style, one_coroutine_with_callbacks])
+def test_right_answers_in_other_styles_pass_with_the_same_lines(answer):
+    v = verify_count_in_order(answer)
+    assert v.passed, v.hints
+    assert v.lines() == verify_count_in_order(lesson_style).lines()
