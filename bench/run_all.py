@@ -15,13 +15,14 @@ import assembler
 import assemblers
 import course
 import import_time
+import sliders
 import virtual_clock
 
 
 def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}\n")
     print("| measurement | result |\n|---|---|")
-    for bench in (virtual_clock, assembler, assemblers, import_time, course):
+    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, course):
         for k, v in bench.main().items():
             print(f"| {k} | {v} |")
 

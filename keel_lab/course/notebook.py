@@ -49,6 +49,7 @@ class Explorer:
         self.report: Report | None = None
         self.figure: Figure | None = None
         self.runs = 0
+        self._holding = False
         for control in controls.values():
             control.observe(self._changed, names="value")
         self.widget = widgets.VBox([widgets.HBox(list(controls.values())), self.output])
@@ -57,8 +58,19 @@ class Explorer:
     def values(self) -> dict[str, Any]:
         return {name: c.value for name, c in self.controls.items()}
 
-    def _changed(self, _change: dict[str, Any]) -> None:
+    def set(self, **values: Any) -> None:
+        """Move several controls at once and redraw once, as one slider move would."""
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
         self.update()
+
+    def _changed(self, _change: dict[str, Any]) -> None:
+        if not self._holding:
+            self.update()
 
     def update(self) -> None:
         self.report = self.run_fn(**self.values())
