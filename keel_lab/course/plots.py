@@ -239,7 +239,7 @@ def block_close_plot(report: Report) -> Figure:
                         edgecolor="black")
         left.bar([0], [0], color="white", hatch=hatch, edgecolor="black", label=label)
         left.bar_label(bars, fmt="%.0f", fontsize=8)
-    left.set_ylim(0, max(r["ms_to_all_results"] for r in rows) * 1.4)
+    left.set_ylim(0, max(1, *(r["ms_to_all_results"] for r in rows)) * 1.4)
     left.set_xticks(range(len(rows)), names, fontsize=8)
     left.set_ylabel("mean ms, completed turns")
     left.set_xlabel("when a call starts")
