@@ -112,7 +112,7 @@ WRONG = [
     (with_gather, "every trial came back in request order"),
     (counts_mismatches, "counting the trials whose order differed"),
     (delays_once_per_run, "draw new delays for every turn"),
-    (ignores_the_seed, "seed 1 gave"),
+    (ignores_the_seed, "count_in_order(200, 3, 1) gave"),
     (always_three_calls, "with 1 call every trial is in request order"),
     (returns_a_share, "returned a float"),
     (first_call_first, "you counted"),

@@ -15,7 +15,7 @@ from keel_lab.core.executor import Executor, seeded_latency
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, listed
+from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
 
@@ -35,10 +35,13 @@ def _request(i: int, name: str) -> ToolRequest:
     return ToolRequest(f"call-{i}", name, "{}", {})
 
 
-def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
-    v = Verdict("make_batches")
-    make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
-    tools = check_tools()
+ALONE = ("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "
+         "always run alone")
+SHARED = "consecutive concurrency-safe calls share one batch"
+
+
+def _cases() -> list[list[ToolRequest]]:
+    """The chapter's turn, 30 random request lists, two writes, and approval-gated reads."""
     names = ["lookup_incident", "get_service_status", "search_logs", "add_incident_note",
              "restart_service", "read_audit_log", "no_such_tool"]
     rng = random.Random(3)
@@ -47,30 +50,46 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     cases.append([_request(0, "add_incident_note"), _request(1, "add_incident_note")])
     cases.append([_request(0, "lookup_incident"), _request(1, "read_audit_log"),
                   _request(2, "read_audit_log"), _request(3, "search_logs")])
-    yours: list[list[ToolRequest]] = []
+    return cases
+
+
+def _shown(n: int, requests: Sequence[ToolRequest]) -> str:
+    return f"case {n}, requests [{', '.join(f'{r.call_id}={r.name}' for r in requests)}]"
+
+
+def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
+    cases = _cases()
+    every = f"{len(cases)} request lists: every call once, in order"
+    v = Verdict("make_batches", [every, ALONE, SHARED, "chapter turn: wall time with your "
+                                                       "batches and one by one"])
+    make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
+    tools = check_tools()
+    answers: list[tuple[str, list[ToolRequest], list[Any]]] = []
     for n, requests in enumerate(cases):
+        label = _shown(n, requests)
         given = list(requests)  # the learner's copy: the hint shows the original
-        got = listed(v, f"case {n}", "a list of batches", make_batches_fn, given, tools)
+        got = listed(v, label, "a list of batches", make_batches_fn, given, tools)
         if got is None:
             return v
         batches = [b if isinstance(b, ToolRequest | str | bytes | dict)
                    or not hasattr(b, "__iter__") else list(b) for b in got]
-        problem = _shape_problem(batches) or _batch_problem(requests, batches, tools)
+        problem = _shape_problem(batches) or _order_problem(requests, batches)
         if given != list(requests):
             problem = ("your function changed the list of requests it was given (it held "
                        f"{len(given)} of {len(requests)} afterwards): read it, leave it as it is"
                        + (f"; {problem}" if problem else ""))
-        yours = yours or batches
         if problem:
-            calls = ", ".join(f"{r.call_id}={r.name}" for r in requests)
-            v.add(False, "", f"requests [{calls}]: {problem}")
+            v.add(False, "", labelled(label, problem))
             return v
-    v.add(True, f"{len(cases)} request lists: every call once, in order", "")
-    v.add(True, "unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown "
-                "tools) always run alone", "")
-    v.add(True, "consecutive concurrency-safe calls share one batch", "")
+        answers.append((label, requests, batches))
+    v.add(True, every, "")
+    if not v.first(ALONE, (labelled(label, _alone_problem(b, tools)) for label, _, b in answers)):
+        return v
+    if not v.first(SHARED, (labelled(label, _count_problem(r, b, tools))
+                            for label, r, b in answers)):
+        return v
     latency = seeded_latency(0, 0.05, 0.4)
-    wall = sum(max(latency(r) for r in b) for b in yours)
+    wall = sum(max(latency(r) for r in b) for b in answers[0][2])
     serial = sum(latency(r) for r in cases[0])
     v.add(True, f"chapter turn: wall time {wall * 1000:.0f} ms with your batches, "
                 f"{serial * 1000:.0f} ms one by one", "")
@@ -94,21 +113,26 @@ def _shape_problem(batches: list[Any]) -> str:
     return ""
 
 
-def _batch_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
-                   tools: Any) -> str:
+def _order_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]]) -> str:
     flat = [r for b in batches for r in b]
     if [r.call_id for r in flat] != [r.call_id for r in requests]:
         return (f"batches hold {[r.call_id for r in flat]}: every call exactly once, "
                 "in request order")
-    if any(not b for b in batches):
-        return "an empty batch"
+    return "an empty batch" if any(not b for b in batches) else ""
 
+
+def _alone_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
     for b in batches:
         unsafe = [(r, why) for r in b if (why := _alone(tools.get(r.name)))]
         if unsafe and len(b) > 1:
             r, why = unsafe[0]
             return (f"{r.call_id} ({r.name}) shares a batch with "
                     f"{[x.call_id for x in b if x is not r]}: it must run alone ({why})")
+    return ""
+
+
+def _count_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
+                   tools: Toolset) -> str:
     want = len(make_batches(requests, tools))  # the lab's rule, to count batches
     if len(batches) != want:
         return (f"{len(batches)} batches where {want} will do: consecutive safe calls "

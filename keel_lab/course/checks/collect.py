@@ -19,7 +19,14 @@ from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.runner import Runner
 from keel_lab.core.tools import ToolOutcome
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, guard
+from keel_lab.course.checks.verdict import (
+    Verdict,
+    describe,
+    guard,
+    labelled,
+    returned_none,
+    strict,
+)
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, slow_first
 
@@ -54,8 +61,6 @@ async def _collect(fn: CollectBatch, batch: list[ToolRequest], delays: dict[str,
 def _pairs(stored: Any) -> list[tuple[str, ToolOutcome]] | str:
     """The (call id, outcome) pairs a collector returned, or what is wrong with them."""
     items = list(stored.items()) if isinstance(stored, Mapping) else stored
-    if stored is None:
-        return "your function returned None (is a `return` missing?)"
     if isinstance(items, str | bytes) or not hasattr(items, "__iter__"):
         return f"your function returned {describe(stored)}: return (call id, outcome) pairs"
     pairs = list(items)
@@ -70,59 +75,86 @@ def _pairs(stored: Any) -> list[tuple[str, ToolOutcome]] | str:
     return [(str(i), o) for i, o in pairs]
 
 
-def _problem(batch: list[ToolRequest], delays: dict[str, float], stored: Any,
-             ran: list[str], took: float) -> tuple[str, str]:
-    """(what failed, hint), or ("", "") when the collector got this batch right."""
-    pairs = _pairs(stored)
-    if isinstance(pairs, str):
-        return "shape", pairs
-    ids = [r.call_id for r in batch]
+def _ran_once(ran: list[str]) -> str:
     twice = sorted({i for i in ran if ran.count(i) > 1})
     if twice:
-        return "once", (f"{twice[0]} ran {ran.count(twice[0])} times: its side effects "
-                        "happened twice - run every call exactly once")
+        return (f"{twice[0]} ran {ran.count(twice[0])} times: its side effects happened twice "
+                "- run every call exactly once")
+    return ""
+
+
+def _answered(batch: list[ToolRequest], pairs: list[tuple[str, ToolOutcome]]) -> str:
+    """Every call answered once, with its own result, in request order; or what is wrong."""
+    ids = [r.call_id for r in batch]
     missing = [i for i in ids if i not in {k for k, _ in pairs}]
     if missing or len(pairs) != len(ids):
-        return "answered", (f"{len(pairs)} results for {len(ids)} calls"
-                            + (f"; {missing[0]} got none" if missing else "")
-                            + ": answer every call exactly once")
+        return (f"{len(pairs)} results for {len(ids)} calls"
+                + (f"; {missing[0]} got none" if missing else "")
+                + ": answer every call exactly once")
     wrong = [(k, o.call_id) for k, o in pairs if o.content != f"result of {k}"]
     if wrong:
-        return "own", (f"{wrong[0][0]} was answered with the result of {wrong[0][1]}: pair "
-                       "each result with the call id it carries, not by position")
+        return (f"{wrong[0][0]} was answered with the result of {wrong[0][1]}: pair each "
+                "result with the call id it carries, not by position")
     if [k for k, _ in pairs] != ids:
-        return "order", ("results stored in another order than the calls (completion order?): "
-                         "store them in request order, so logs and replays follow the calls")
+        return ("results stored in another order than the calls (completion order?): store "
+                "them in request order, so logs and replays follow the calls")
+    return ""
+
+
+def _concurrent(delays: dict[str, float], took: float) -> str:
     if took > max(delays.values()) + 1e-9:
-        return "concurrent", (f"the batch took {took * 1000:.0f} ms, its slowest call "
-                              f"{max(delays.values()) * 1000:.0f} ms: the calls ran one "
-                              "after another - start them all, then wait for all")
-    return "", ""
+        return (f"the batch took {took * 1000:.0f} ms, its slowest call "
+                f"{max(delays.values()) * 1000:.0f} ms: the calls ran one after another - "
+                "start them all, then wait for all")
+    return ""
+
+
+def _shown(n: int, batch: list[ToolRequest], delays: dict[str, float]) -> str:
+    """A batch as the learner's function got it: ids, and how long each call takes."""
+    calls = ", ".join(f"{r.call_id} {delays[r.call_id] * 1000:.0f} ms" for r in batch)
+    return f"batch {n} ({len(batch)} call{'s' if len(batch) > 1 else ''}: {calls})"
+
+
+ONCE = f"{len(SIZES)} batches with random delays: every call ran once"
+OWN = "each call answered with its own result, in request order"
+CONCURRENT = "each batch took as long as its slowest call: the calls ran concurrently"
+REAL_RUN = "in chapter 2's incident run through the executor: the right answer"
 
 
 def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
-    v = Verdict("collect_batch")
+    v = Verdict("collect_batch", [ONCE, OWN, CONCURRENT, REAL_RUN])
     fn = watched(collect_batch, (gather_by_call_id,))
     rng = random.Random(6)
+    done: list[tuple[str, list[ToolRequest], dict[str, float], Any, float]] = []
     for n, size in enumerate(SIZES):
         batch, delays = _batch(rng, size)
-        label = f"batch {n} ({size} call{'s' if size > 1 else ''})"
+        label = _shown(n, batch, delays)
         got = guard(v, label, run_coroutine, _collect(fn, batch, delays))
         if got is None:
             return v
-        failed, hint = _problem(batch, delays, *got)
-        if failed:
-            v.add(False, "", f"{label}: {hint}")
+        stored, ran, took = got
+        if stored is None:
+            v.add(False, "", returned_none(label))
             return v
-    v.add(True, f"{len(SIZES)} batches with random delays: every call ran once", "")
-    v.add(True, "each call answered with its own result, in request order", "")
-    v.add(True, "each batch took as long as its slowest call: the calls ran concurrently", "")
+        pairs = _pairs(stored)
+        problem = pairs if isinstance(pairs, str) else _ran_once(ran)
+        if problem:
+            v.add(False, "", labelled(label, problem))
+            return v
+        done.append((label, batch, delays, pairs, took))
+    v.add(True, ONCE, "")
+    if not v.first(OWN, (labelled(label, _answered(batch, pairs))
+                         for label, batch, _, pairs, _ in done)):
+        return v
+    if not v.first(CONCURRENT, (labelled(label, _concurrent(delays, took))
+                                for label, _, delays, _, took in done)):
+        return v
     lab = Runner(OfflineAdapter(), executor=Executor(4, slow_first)).run(COMPARE)
+    collect = strict(fn, lambda batch, _: f"given the batch {[r.call_id for r in batch]}")
     run = guard(v, "a real run", Runner(OfflineAdapter(), executor=Executor(
-        4, slow_first, collect=fn)).run, COMPARE)
+        4, slow_first, collect=collect)).run, COMPARE)
     if run is not None:
-        v.add(run.answer == lab.answer and run.messages == lab.messages,
-              "in chapter 2's incident run through the executor: the right answer",
+        v.add(run.answer == lab.answer and run.messages == lab.messages, REAL_RUN,
               f"in chapter 2's incident run through the executor the answer was "
               f"{run.answer or run.error!r}")
     return v

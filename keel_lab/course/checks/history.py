@@ -4,6 +4,9 @@ Tool-message content is free text, so the check asks only what the model needs, 
 or format: a success carries its own result (verbatim, or as a value inside the answer's own
 JSON envelope) and no other call's; a failure names what went wrong - the exception's message,
 its type (`ConnectionError`) or its code (`incident_not_found`), any one of them.
+
+Chapter 1 imports no exception class, so the hints lead to `except Exception as exc:`,
+`str(exc)` and `type(exc).__name__`, never to a class the learner cannot name (`ToolError`).
 """
 
 from __future__ import annotations
@@ -53,6 +56,16 @@ class _Tools:
         if call.id in self.failures:
             raise self.failures[call.id].with_traceback(None)  # no frames of an earlier run
         return self.result(call)
+
+    def explain(self, exc: Exception) -> str:
+        """What the check knows about an exception that escaped the learner's function: whether
+        a tool raised it through `execute`, and how to catch it without naming its class."""
+        raised = [i for i, e in self.failures.items() if e is exc]
+        if not raised:
+            return ""
+        return (f" - execute(call) raised it for {raised[0]}: a tool may fail, so catch any "
+                "failure with `try: ... except Exception as exc:` and answer that call with "
+                "what went wrong, e.g. str(exc)")
 
     @staticmethod
     def result(call: ToolCall) -> str:
@@ -122,8 +135,8 @@ def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list
             exc = tools.failures[c.id]
             if not _says_what_failed(m.content, exc):
                 out.append(f"{c.id}'s message {m.content!r} does not say what went wrong: "
-                           f"include the exception's message ({exc}), its type "
-                           f"({type(exc).__name__}) or its code")
+                           f"include the exception's message (str(exc): {str(exc)!r}) or its "
+                           f"type (type(exc).__name__: {type(exc).__name__!r})")
         elif not _carries(m.content, tools.result(c)):
             out.append(f"{c.id}'s message does not carry its call's result "
                        f"{tools.result(c)} (wrap it as you like, but keep it whole)")
@@ -134,12 +147,18 @@ def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list
     return out
 
 
+def _shown(calls: Sequence[ToolCall]) -> str:
+    """The calls of a scenario, compactly: `lookup_incident {"incident_id": "INC-001"}, ...`."""
+    return ", ".join(f"{c.name} {c.arguments}" for c in calls)
+
+
 def verify_answer_all(answer_all: AnswerAll) -> Verdict:
-    v = Verdict("answer_all")
+    v = Verdict("answer_all", [label for label, _, _ in SCENARIOS])
     answer_all = watched(answer_all, (invoke, Executor))
     for label, calls, failures in SCENARIOS:
         tools = _Tools(failures)
-        messages = listed(v, label, "a list of ToolMessage", answer_all, calls, tools)
+        messages = listed(v, f"{label} [{_shown(calls)}]", "a list of ToolMessage", answer_all,
+                          calls, tools, explain=tools.explain)
         if messages is None:
             return v
         problems = _problems(calls, messages, tools)

@@ -69,34 +69,49 @@ def _lab_count(trials: int, calls: int, seed: int) -> int:
     return int(order(trials, calls, seed).data["in_request_order"]["as_completed"])
 
 
+def _about(calls: int) -> str:
+    return f"{calls} calls: in request order in about 1/{calls}! of the trials"
+
+
+CLOCK, ONE_CALL, SAME_SEED = ("a count from 0 to trials, on the virtual clock",
+                              "one call: every trial is in request order",
+                              "the same seed gives the same count")
+CHECKS = [CLOCK, ONE_CALL, SAME_SEED, *(_about(calls) for calls in CALLS)]
+
+
 def verify_count_in_order(count_in_order: CountInOrder) -> Verdict:
-    v = Verdict("count_in_order")
+    v = Verdict("count_in_order", CHECKS)
     fn = watched(count_in_order, (order, run_trials, position_over_completion))
     start = time.perf_counter()
     if _count(v, fn, 5, 3, 0) is None:
         return v
     took = time.perf_counter() - start
-    v.add(took < 1.0, "a count from 0 to trials, on the virtual clock",
+    v.add(took < 1.0, CLOCK,
           f"5 trials took {took:.1f} s of real time: run them on the virtual clock "
           "(`run_coroutine(...)`), or thousands of trials take minutes")
     one = _count(v, fn, 50, 1, 0)
     if one is None:
         return v
-    v.add(one == 50, "one call: every trial is in request order",
-          f"with 1 call every trial is in request order: expected 50 of 50, you counted {one}"
+    v.add(one == 50, ONE_CALL,
+          f"count_in_order(50, 1, 0): with 1 call every trial is in request order: expected 50 "
+          f"of 50, you counted {one}"
           + (" - are you counting the trials whose order differed?" if one == 0 else
              " - does your loop run every one of the `trials` turns?"))
-    first, again = _count(v, fn, 200, 3, 1), _count(v, fn, 200, 3, 1)
+    first = _count(v, fn, 200, 3, 1)
+    again = None if first is None else _count(v, fn, 200, 3, 1)
     if first is None or again is None:
         return v
-    v.add(first == again, "the same seed gives the same count",
-          f"seed 1 gave {first} and then {again}: draw the delays from random.Random(seed), so "
-          "a seed repeats its trials")
+    v.add(first == again, SAME_SEED,
+          f"count_in_order(200, 3, 1) gave {first} and then {again}: draw the delays from "
+          "random.Random(seed), so a seed repeats its trials")
     for calls in CALLS:
-        counts = [_count(v, fn, TRIALS, calls, s) for s in SEEDS]
-        if None in counts:
-            return v
-        v.add(*_judge([c for c in counts if c is not None], calls))
+        counts: list[int] = []
+        for seed in SEEDS:
+            got = _count(v, fn, TRIALS, calls, seed)
+            if got is None:
+                return v
+            counts.append(got)
+        v.add(*_judge(counts, calls))
     return v
 
 
@@ -107,10 +122,10 @@ def _judge(counts: list[int], calls: int) -> tuple[bool, str, str]:
     expected = total * p
     tol = SIGMAS * math.sqrt(total * p * (1 - p))
     lab = sum(_lab_count(TRIALS, calls, s) for s in SEEDS)
-    passed = (f"{calls} calls: in request order in about 1/{calls}! of the trials "
-              f"(expected {expected:.0f} of {total}; the lab counted {lab})")
+    passed = f"{_about(calls)} (expected {expected:.0f} of {total}; the lab counted {lab})"
     ok = abs(yours - expected) <= tol and abs(yours - lab) <= tol * math.sqrt(2)
-    where = f"{calls} calls, {len(counts)} seeds x {TRIALS} trials"
+    where = (f"count_in_order({TRIALS}, {calls}, seed) for seeds {list(SEEDS)} "
+             f"({len(counts)} x {TRIALS} trials)")
     if set(counts) == {TRIALS}:
         hint = (f"{where}: every trial came back in request order. `gather` returns results in "
                 "argument order, sorting the results restores it, and fixed or equal delays "

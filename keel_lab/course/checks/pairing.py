@@ -88,48 +88,64 @@ def pairing_errors(pairs: list[Any], calls: Sequence[ToolCall],
     return errors
 
 
+def _shown(calls: Sequence[ToolCall], results: Sequence[Result]) -> str:
+    """A run's input, compactly: the calls' ids and which call each result belongs to."""
+    position = {c.id: n for n, c in enumerate(calls)}
+    return (f"calls {[c.id for c in calls]}, results of calls "
+            f"{[position.get(r.call_id, r.call_id) for r in results]} in that order")
+
+
+CHECKS = ["positional pairing is wrong at least once in the runs",
+          "your pairing is right in every run", "a call the policy skipped",
+          "the first and last of four calls skipped", "ids that start like one another"]
+
+
 def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8) -> Verdict:
     """The lesson's acceptance test, and two turns with calls the policy skipped."""
-    v = Verdict("pair_results")
+    v = Verdict("pair_results", CHECKS)
     pair_results = watched(pair_results, (by_call_id, STRATEGIES))
     rng = random.Random(seed)
-    wrong_zip = right_yours = 0
-    first_error = ""
+    turns = []
     for run in range(runs):
         calls = _turn(rng, 2 + run % 4)
-        results = _completion_order(calls, rng)
-        wrong_zip += bool(pairing_errors(list(zip(calls, results, strict=True)), calls))
-        pairs = listed(v, f"run {run}", "a list of (call, result) pairs", pair_results, calls,
+        turns.append((calls, _completion_order(calls, rng)))
+    wrong_zip = sum(bool(pairing_errors(list(zip(c, r, strict=True)), c)) for c, r in turns)
+    v.add(wrong_zip >= 1, f"positional pairing was wrong in {wrong_zip} of {runs} runs",
+          f"the delays did not reorder anything in {runs} runs: no lesson here (seed {seed})")
+    right_yours = 0
+    first_error = ""
+    for run, (calls, results) in enumerate(turns):
+        label = f"run {run} ({_shown(calls, results)})"
+        pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls,
                        list(results))
         if pairs is None:
             return v
         errors = pairing_errors(pairs, calls)
         right_yours += not errors
-        first_error = first_error or (errors[0] if errors else "")
-    v.add(wrong_zip >= 1, f"positional pairing was wrong in {wrong_zip} of {runs} runs",
-          f"the delays did not reorder anything in {runs} runs: no lesson here (seed {seed})")
+        first_error = first_error or (f"{label}: {errors[0]}" if errors else "")
     v.add(right_yours == runs, f"your pairing was right in all {runs} runs",
-          f"your pairing was right in {right_yours} of {runs} runs; first problem: "
+          f"your pairing was right in {right_yours} of {runs} runs; first problem, in "
           f"{first_error}")
     for label, n, skipped in [("a call the policy skipped", 3, [1]),
                               ("the first and last of four calls skipped", 4, [0, 3])]:
         calls = _turn(rng, n)
         kept = [c for i, c in enumerate(calls) if i not in skipped]
         results = [Result(c.id, "ok") for c in reversed(kept)]
-        pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls,
-                       results)
+        pairs = listed(v, f"{label} ({_shown(calls, results)})",
+                       "a list of (call, result) pairs", pair_results, calls, results)
         if pairs is None:
             return v
         errors = pairing_errors(pairs, calls, frozenset(calls[i].id for i in skipped))
         v.add(not errors, f"{label}: None for it, not a neighbour's result",
-              f"{label}: " + "; ".join(errors))
+              f"{label} ({_shown(calls, results)}): " + "; ".join(errors))
     stem = random_ids(2, rng)[0]  # ids one of which starts another: equality, not `in`
     calls = [ToolCall(i, "lookup_incident", "{}") for i in (stem + "7", stem, stem + "71")]
-    pairs = listed(v, "ids that start like one another", "a list of (call, result) pairs",
-                   pair_results, calls, [Result(c.id, "ok") for c in reversed(calls)])
+    results = [Result(c.id, "ok") for c in reversed(calls)]
+    label = f"ids that start like one another ({_shown(calls, results)})"
+    pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls, results)
     if pairs is not None:
         errors = pairing_errors(pairs, calls)
         v.add(not errors, "ids that start like one another: matched whole",
-              "ids that start like one another (one id is the start of another): "
-              + "; ".join(errors) + " - compare ids with ==")
+              f"{label}: " + "; ".join(errors) + " - one id is the start of another: "
+              "compare ids with ==")
     return v

@@ -9,7 +9,7 @@ import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from keel_lab.course.checks.verdict import Verdict, guard
+from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled
 
 Run = Callable[[str, Any], str]
 AnswerResponses = Callable[[Sequence[dict[str, Any]], Run], Any]
@@ -70,58 +70,99 @@ def result_text(item: dict[str, Any]) -> str:
     return _label(item["name"], json.loads(item["arguments"] or "{}"))
 
 
-def verify_answer_responses(fn: AnswerResponses) -> Verdict:
-    v = Verdict("answer_responses")
+ONE_EACH = ("one function_call_output per function_call item, none for reasoning or message "
+            "items")
+CALL_IDS = "each output carries its call's call_id (not the item id fc_...)"
+OWN = "each output holds its own call's result; each call ran exactly once"
+
+
+def _cases() -> list[list[dict[str, Any]]]:
     rng = random.Random(7)
-    cases = [response_output(rng, 3)] + [
+    return [response_output(rng, 3)] + [
         response_output(rng, rng.randint(1, 5), extras=rng.random() < 0.8)
         for _ in range(12)] + [response_output(rng, 3, twins=True)]
+
+
+def _shown(n: int, output: list[dict[str, Any]]) -> str:
+    """A case's items, compactly: `reasoning, function_call lookup_incident call_x1...`."""
+    items = ", ".join(f"function_call {i['name']} {i['call_id'][:12]}..."
+                      if i["type"] == "function_call" else i["type"] for i in output)
+    return f"case {n} [{items}]"
+
+
+def verify_answer_responses(fn: AnswerResponses) -> Verdict:
+    cases = _cases()
+    v = Verdict("answer_responses", [f"{len(cases)} responses: {ONE_EACH}", CALL_IDS, OWN])
+    answers: list[tuple[str, list[dict[str, Any]], list[Any], Recorder]] = []
     for n, output in enumerate(cases):
-        run = Recorder()
-        got = guard(v, f"case {n}", fn, output, run)
-        if v.results:
+        run, label = Recorder(), _shown(n, output)
+        got = guard(v, label, fn, output, run)
+        if got is None:
             return v
-        problem = _problem(output, got, run)
+        items = _items(got)
+        problem = items if isinstance(items, str) else _one_each(output, items)
         if problem:
-            v.add(False, "", f"case {n}: {problem}")
+            v.add(False, "", labelled(label, problem))
             return v
-    v.add(True, f"{len(cases)} responses: one function_call_output per function_call item, "
-                "none for reasoning or message items", "")
-    v.add(True, "each output carries its call's call_id (not the item id fc_...)", "")
-    v.add(True, "each output holds its own call's result; each call ran exactly once", "")
+        answers.append((label, output, list(items), run))
+    v.add(True, v.checks[0], "")
+    if v.first(CALL_IDS, (labelled(label, _call_ids(output, items))
+                          for label, output, items, _ in answers)):
+        v.first(OWN, (labelled(label, _own(output, items, run))
+                      for label, output, items, run in answers))
     return v
 
 
-def _problem(output: list[dict[str, Any]], got: Any, run: Recorder) -> str:
-    calls = [i for i in output if i["type"] == "function_call"]
-    by_call_id = {c["call_id"]: c for c in calls}
-    by_item_id = {i["id"]: i for i in output}
+def _items(got: Any) -> list[dict[str, Any]] | str:
+    """The learner's items as a list of output dicts, or what is wrong with their shape."""
     if isinstance(got, (dict, str)) or not isinstance(got, Iterable):
-        return (f"return a list of input items (one dict per call), got "
-                f"{type(got).__name__}")
-    got = list(got)
-    for item in got:
+        return f"return a list of input items (one dict per call), got {describe(got)}"
+    items = list(got)
+    for item in items:
         if not isinstance(item, dict):
-            return f"each input item is a dict, got {type(item).__name__}: {item!r}"
+            return f"each input item is a dict, got {describe(item)}"
         if item.get("type") != "function_call_output":
             return (f"an item has type {item.get('type')!r}: a result goes back as "
                     "'function_call_output'")
+    return items
+
+
+def _one_each(output: list[dict[str, Any]], got: list[dict[str, Any]]) -> str:
+    """One output per function_call item (found by its call_id or, wrongly, its item id)."""
+    calls = [i for i in output if i["type"] == "function_call"]
+    by_call_id = {c["call_id"]: c for c in calls}
+    by_item_id = {i["id"]: i for i in output}
+    for item in got:
         key = item.get("call_id")
-        if key in by_item_id and key not in by_call_id:
-            kind = by_item_id[key]["type"]
-            if kind != "function_call":
-                return (f"an output answers the {kind} item {key}: only function_call items "
-                        "get an output")
-            return (f"an output carries the item id {key}: pair by the call's call_id "
-                    f"({by_item_id[key]['call_id']}), not the output item's id (fc_...)")
-        if key not in by_call_id:
+        if key in by_item_id and key not in by_call_id and by_item_id[key]["type"] != \
+                "function_call":
+            return (f"an output answers the {by_item_id[key]['type']} item {key}: only "
+                    "function_call items get an output")
+        if key not in by_item_id and key not in by_call_id:
             return f"an output carries call_id {key!r}, which no function_call item has"
-    answered = [item["call_id"] for item in got]
+    answered = [by_item_id[k]["call_id"] if k in by_item_id else k
+                for k in (item.get("call_id") for item in got)]
     for c in calls:
         count = answered.count(c["call_id"])
         if count != 1:
             return (f"call {c['call_id']} ({c['name']}) got {count} outputs: every call gets "
                     "exactly one")
+    return ""
+
+
+def _call_ids(output: list[dict[str, Any]], got: list[dict[str, Any]]) -> str:
+    by_item_id = {i["id"]: i for i in output}
+    for item in got:
+        key = item.get("call_id")
+        if key in by_item_id:
+            return (f"an output carries the item id {key}: pair by the call's call_id "
+                    f"({by_item_id[key]['call_id']}), not the output item's id (fc_...)")
+    return ""
+
+
+def _own(output: list[dict[str, Any]], got: list[dict[str, Any]], run: Recorder) -> str:
+    calls = [i for i in output if i["type"] == "function_call"]
+    by_call_id = {c["call_id"]: c for c in calls}
     if len(run.runs) != len(calls):
         return (f"run was called {len(run.runs)} times for {len(calls)} calls: each call runs "
                 "exactly once" + (" (side effects would repeat)" if len(run.runs) > len(calls)
@@ -129,8 +170,8 @@ def _problem(output: list[dict[str, Any]], got: Any, run: Recorder) -> str:
     for item in got:
         text, call = item.get("output"), by_call_id[item["call_id"]]
         if not isinstance(text, str):
-            return (f"output of {call['call_id']} is a {type(text).__name__}: the API takes "
-                    "text, e.g. the string run returned")
+            return (f"output of {call['call_id']} is {describe(text)}: the API takes text, "
+                    "e.g. the string run returned")
         mine = result_text(call)
         if mine not in text:
             other = next((c["call_id"] for c in calls if result_text(c) in text), None)

@@ -44,8 +44,13 @@ def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
             for n, _, calls in snapshots(events) for s in calls]
 
 
+def _shown(view: CallView) -> str:
+    """What the learner's function was given, as its fields read."""
+    return (f"id {view.id!r}, name {view.name!r}, arguments {view.arguments!r}, "
+            f"closed {view.closed}")
+
+
 def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
-    v = Verdict("is_executable")
     is_executable = watched(is_executable, (readiness, CallState, StreamAssembler, assemble,
                                             snapshots, parse_arguments))
     one = offline_stream("Look up INC-001", seed=0, chunk_size=4)
@@ -81,17 +86,17 @@ def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
         ("a parameterless tool: arguments \"\", {} or blank (null is no object)", parameterless),
         ("text in braces that is not JSON", braces),
     ]
+    v = Verdict("is_executable", [label for label, _ in cases])
     for label, events in cases:
         for chunk, view, want in _views(events):
-            got = guard(v, f"{label}, chunk {chunk}, call {view.index}", is_executable, view)
+            where = f"{label}, chunk {chunk}, call {view.index} ({_shown(view)})"
+            got = guard(v, where, is_executable, view)
             if got is None:
                 return v
             if bool(got) != want:
                 why = readiness(view.id, view.name, view.arguments, view.closed).reason
                 said = f"{got!r}" if isinstance(got, bool) else f"{got!r} (taken as {bool(got)})"
-                v.add(False, "", f"{label}, chunk {chunk}, call {view.index} (arguments "
-                                 f"{view.arguments!r}): you returned {said}, expected {want} "
-                                 f"- {why}")
+                v.add(False, "", f"{where}: you returned {said}, expected {want} - {why}")
                 break
         else:
             v.add(True, f"{label}: right after every chunk", "")

@@ -1,16 +1,20 @@
 """A verdict on a learner's function: lines that are the same for every right answer, and a
 failure that every grader sees as one.
 
-`guard` is the one door through which a check calls the learner's code: an exception inside it
-becomes a hint naming that exception at its line in the learner's cell, not a crash of the check.
+Every exercise has a fixed list of named checks, and every verdict reports all of them: a check
+not reached because an earlier one failed is shown as not tried, so `NOT YET (k/N checks)` has
+the same N whatever the answer. `guard` is the one door through which a check calls the
+learner's code: an exception inside it becomes a hint naming that exception at its line in the
+learner's cell, and a `None` (a forgotten `return`) a hint saying so, never a crash or silence.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import linecache
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
@@ -29,17 +33,39 @@ class Delegated(Exception):
     """The learner's function handed the exercise to the lab's own implementation."""
 
 
+class ReturnedNone(Exception):
+    """The learner's function returned None where the lab's own code called it (a real run)."""
+
+
+NOT_TRIED = "not tried (fix the first failure first)"
+
+
 @dataclass
 class Verdict:
+    """`checks` names every check of the exercise, in order; each `add` settles the next one."""
+
     exercise: str
+    checks: Sequence[str] = ()
     results: list[tuple[bool, str]] = field(default_factory=list)
 
     def add(self, ok: bool, passed: str, hint: str) -> None:
         self.results.append((ok, passed if ok else hint))
 
+    def first(self, passed: str, problems: Iterable[str]) -> bool:
+        """Settle one check by its first problem (none: passed); whether it passed. The
+        problems are looked at lazily, so later cases are not judged after a failure."""
+        hint = next((p for p in problems if p), "")
+        self.add(not hint, passed, hint)
+        return not hint
+
+    @property
+    def total(self) -> int:
+        return max(len(self.checks), len(self.results))
+
     @property
     def passed(self) -> bool:
-        return bool(self.results) and all(ok for ok, _ in self.results)
+        return (bool(self.results) and len(self.results) >= len(self.checks)
+                and all(ok for ok, _ in self.results))
 
     @property
     def hints(self) -> list[str]:
@@ -49,30 +75,66 @@ class Verdict:
         done = sum(ok for ok, _ in self.results)
         word = "PASSED" if self.passed else "NOT YET"
         return ([f"[{'pass' if ok else 'FAIL'}] {text}" for ok, text in self.results]
-                + [f"{self.exercise}: {word} ({done}/{len(self.results)} checks)"])
+                + [f"[----] {label}: {NOT_TRIED}" for label in self.checks[len(self.results):]]
+                + [f"{self.exercise}: {word} ({done}/{self.total} checks)"])
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
 
 
-def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+def labelled(label: str, problem: str) -> str:
+    """A case's problem under the case's label (with its input); "" when there is none."""
+    return f"{label}: {problem}" if problem else ""
+
+
+def returned_none(what: str) -> str:
+    return f"{what}: your function returned None - is a `return` missing?"
+
+
+def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
+          explain: Callable[[Exception], str] | None = None) -> Any:
     """Call the learner's code; turn an exception, or a forgotten `return` (None: no exercise
-    asks for it), into a failed check with a hint. None means the verdict has the hint."""
+    asks for it), into a failed check with a hint. None means the verdict has the hint.
+    `explain` adds what the check knows about an exception (e.g. that a tool raised it)."""
     try:
         value = fn(*args)
         if value is None:
-            verdict.add(False, "", f"{what}: your function returned None - is a `return` "
-                                   "missing?")
+            verdict.add(False, "", returned_none(what))
         return value
     except NotImplementedError:
         verdict.add(False, "", f"{what}: not implemented yet - replace the "
                                "`raise NotImplementedError` with your code")
     except Delegated as exc:
         verdict.add(False, "", str(exc))
+    except ReturnedNone as exc:
+        verdict.add(False, "", returned_none(f"{what}, {exc}" if str(exc) else what))
     except Exception as exc:
         verdict.add(False, "", f"{what}: your function raised {type(exc).__name__}: {exc}"
-                               + where(exc, fn))
+                               + where(exc, fn) + (explain(exc) if explain else ""))
     return None
+
+
+def strict(fn: Callable[..., Any], given: Callable[..., str]) -> Callable[..., Any]:
+    """The learner's function for the lab's own code to call: a None it returns (awaited, for a
+    coroutine) raises `ReturnedNone` naming its input (`given(*args)`), which `guard` reports
+    instead of the lab failing on it later."""
+
+    async def awaited(value: Awaitable[Any], text: str) -> Any:
+        out = await value
+        if out is None:
+            raise ReturnedNone(text)
+        return out
+
+    @functools.wraps(fn)
+    def call(*args: Any) -> Any:
+        value = fn(*args)
+        if inspect.isawaitable(value):
+            return awaited(value, given(*args))
+        if value is None:
+            raise ReturnedNone(given(*args))
+        return value
+
+    return call
 
 
 def where(exc: BaseException, fn: Callable[..., Any]) -> str:
@@ -95,10 +157,10 @@ def where(exc: BaseException, fn: Callable[..., Any]) -> str:
 
 
 def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
-           *args: Any) -> list[Any] | None:
+           *args: Any, explain: Callable[[Exception], str] | None = None) -> list[Any] | None:
     """Call the learner's function and take what it returned as a list; None after a hint
     saying what went wrong or what it returned instead of `expected`."""
-    value = guard(verdict, what, fn, *args)
+    value = guard(verdict, what, fn, *args, explain=explain)
     if value is None:
         return None
     if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
@@ -110,7 +172,10 @@ def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
 
 
 def describe(value: Any) -> str:
-    """'a dict', 'a str ('call_a')': what a value is, for a hint."""
+    """'a dict', 'a str ('call_a')': what a value is, for a hint; None is most often a helper's
+    forgotten `return`."""
+    if value is None:
+        return "None (a helper without `return`?)"
     name = type(value).__name__
     article = "an" if name[:1].lower() in "aeiou" else "a"
     shown = f" ({value!r:.40})" if isinstance(value, str | int | float) else ""
