@@ -22,6 +22,25 @@ def test_bar_plots_have_legends():
         assert fig.axes[0].get_legend() is not None
 
 
+def test_stream_plot_marks_every_fragment_so_interleaving_shows():
+    from keel_lab.course.experiments.streaming import chunk_table
+    from keel_lab.course.plots import stream_plot
+
+    report = chunk_table("Which is more severe, INC-001, INC-002 or INC-003?", seed=2,
+                         chunk_size=5)
+    ax = stream_plot(report).axes[0]
+    lines = [line for line in ax.get_lines() if line.get_label().startswith("call ")]
+    assert [line.get_marker() for line in lines] == ["."] * 3
+    chunks = {i: list(line.get_xdata()) for i, line in enumerate(lines)}
+    assert chunks == {i: [r["chunk"] for r in report.rows if r["index"] == i] for i in range(3)}
+    # the chapter calls these calls interleaved: each starts its arguments before another ends
+    first_arg = {i: next(r["chunk"] for r in report.rows if r["index"] == i and r["arguments"])
+                 for i in range(3)}
+    parsed = {i: next(r["chunk"] for r in report.rows if r["index"] == i and r["parses"])
+              for i in range(3)}
+    assert max(first_arg.values()) < min(parsed.values())
+
+
 def test_table_only_experiments_have_no_plot():
     assert plot(EXPERIMENTS["partial"].run(Params(1, 3, 0))) is None
 

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from keel_lab.course.experiments.report import Report
+from keel_lab.course.sampling import binomial_range
 
 COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
           "position_with_skip": "#e78ac3", "call_id": "#66c2a5", "gather": "#8da0cb",
@@ -26,16 +27,20 @@ def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
 
 
 def pairing_bars(report: Report) -> Figure:
-    """Trials with at least one mismatched result, per strategy, beside the theory line."""
+    """Trials in which some call lacked its own result (another call's, or none), per strategy,
+    beside the theory line and the range sampling noise allows around it."""
     fig, ax = _figure()
     names = list(report.data["strategies"])
     values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
     bars = ax.bar(names, values, color=[COLORS.get(n, "grey") for n in names])
     ax.bar_label(bars)
-    trials = report.params["trials"]
-    ax.axhline(trials * report.data["theory"], ls="--", color="black",
-               label=f"theory for completion order: {report.data['theory']:.3f} x trials")
-    ax.set_title(f"Mismatched results per strategy ({trials} trials, "
+    trials, p = report.params["trials"], report.data["theory"]
+    ax.axhline(trials * p, ls="--", color="black",
+               label=f"theory for completion order: {p:.3f} x trials")
+    low, high = binomial_range(p, trials)
+    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
+               label=f"95% range of a count over {trials} trials")
+    ax.set_title(f"Trials with a wrong or missing result ({trials} trials, "
                  f"{report.params['calls']} calls)")
     ax.set_ylabel("trials with a mismatch")
     ax.set_ylim(0, trials * 1.1)
@@ -52,6 +57,10 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
         ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
                 label=f"{key} (measured)")
     ax.plot(xs, [r["theory"] for r in rows], "k--", label="theory 1 - 1/n!")
+    trials = report.params["trials"]
+    band = [binomial_range(r["theory"], trials) for r in rows]
+    ax.fill_between(xs, [lo for lo, _ in band], [hi for _, hi in band], color="grey",
+                    alpha=0.25, label=f"95% range of a rate measured over {trials} trials")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("share of trials with a mismatch")
     ax.set_ylim(-0.05, 1.05)
@@ -61,7 +70,8 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
 
 
 def spread_plot(report: Report) -> Figure:
-    fig = _rate_plot(report, "spread_ms", "delay spread (ms, symlog)",
+    fig = _rate_plot(report, "spread_ms",
+                     "delay spread (ms; symlog axis: linear up to 1 ms, logarithmic above)",
                      f"Mismatch rate vs delay spread ({report.params['calls']} calls)")
     ax = fig.axes[0]
     ax.set_xscale("symlog", linthresh=1.0)
@@ -81,8 +91,12 @@ def order_bars(report: Report) -> Figure:
     bars = ax.bar(names, [report.data["in_request_order"][n] for n in names],
                   color=[COLORS[n] for n in names])
     ax.bar_label(bars)
-    ax.axhline(trials / math.factorial(report.params["calls"]), ls="--", color="black",
+    p = 1 / math.factorial(report.params["calls"])
+    ax.axhline(trials * p, ls="--", color="black",
                label=f"theory for as_completed: trials / {report.params['calls']}!")
+    low, high = binomial_range(p, trials)
+    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
+               label=f"95% range of a count over {trials} trials")
     ax.set_ylabel("trials in request order")
     ax.set_ylim(0, trials * 1.1)
     ax.set_title("How often results come back in request order")
@@ -91,33 +105,41 @@ def order_bars(report: Report) -> Figure:
 
 
 def exceptions_bars(report: Report) -> Figure:
+    """Calls left without their own result, split: given another call's result (wrong), or
+    none at all (lost, unanswered). The report's `mismatched_pairs` counts both."""
     fig, ax = _figure()
-    names = list(report.data["strategies"])
+    strategies = report.data["strategies"]
+    names = list(strategies)
+    lost = [strategies[n]["unanswered_calls"] for n in names]
+    wrong = [strategies[n]["mismatched_pairs"] - k for n, k in zip(names, lost, strict=True)]
     width = 0.38
-    for k, (key, color) in enumerate((("mismatched_pairs", "#fc8d62"),
-                                      ("unanswered_calls", "#8da0cb"))):
+    for k, (values, color, label) in enumerate(
+            ((wrong, "#fc8d62", "wrong: given another call's result"),
+             (lost, "#8da0cb", "lost: no result, the call is unanswered"))):
         xs = [i + (k - 0.5) * width for i in range(len(names))]
-        bars = ax.bar(xs, [report.data["strategies"][n][key] for n in names], width,
-                      label=key.replace("_", " "), color=color)
+        bars = ax.bar(xs, values, width, label=label, color=color)
         ax.bar_label(bars, fontsize=8)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylabel("calls")
+    ax.set_ylabel("calls without their own result")
     ax.set_title(f"When calls raise (failure rate {report.params['failure_rate']})")
     ax.legend(fontsize=8)
     return fig
 
 
 def stream_plot(report: Report) -> Figure:
-    """Arguments received per call against the chunk number; where each parses and runs."""
-    fig, ax = _figure()
+    """Arguments received per call against the chunk number; where each parses and runs.
+    A dot marks every chunk that carried a fragment of that call (at 0 while the name streams),
+    so interleaved calls show their alternation, not just their growth."""
+    fig, ax = _figure(9.0, 3.6)
     rows = report.rows
     for index in sorted({r["index"] for r in rows}):
         mine = [r for r in rows if r["index"] == index]
         ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
-                label=f"call {index}: argument characters")
+                marker=".", label=f"call {index}: argument characters")
         parsed = [r for r in mine if r["parses"] and not r["executable"]]
         ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
                 mfc="none", color="black")
+    ax.plot([], [], ".", color="grey", label="dot: a chunk carrying a fragment")
     ax.plot([], [], "o", mfc="none", color="black", label="parses, not executable")
     finish = report.data["first_executable_chunk"]
     if finish is not None:
@@ -125,7 +147,7 @@ def stream_plot(report: Report) -> Figure:
     ax.set_xlabel("chunk")
     ax.set_ylabel("characters of arguments")
     ax.set_title("Streamed fragments: nothing runs before the stream closes")
-    ax.legend(fontsize=8, loc="upper left")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
