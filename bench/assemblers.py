@@ -22,7 +22,7 @@ from openai.types.chat import ChatCompletionChunk
 from keel_lab.providers.diagnosis import diagnose
 from keel_lab.providers.streams.records import DONE, parse_records
 
-STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 Calls = list[tuple[str, str, Any]]
 
 

@@ -1,4 +1,4 @@
-"""Write the recorded streams under data/streams/ from one description of each turn.
+"""Write the recorded streams under keel_lab/data/streams/ from one description of each turn.
 
 The streams follow the providers' documented wire formats; the quirk streams reproduce shapes
 reported in public bug trackers (shared/reference/stream-quirks.md). Generated, not hand-typed,
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "data" / "streams"
+OUT = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 CREATED = 1764460800  # 2025-11-30T00:00:00Z, fixed so the files never change
 LOOKUPS = [("lookup_incident", {"incident_id": "INC-001"}),
            ("lookup_incident", {"incident_id": "INC-002"})]

@@ -5,7 +5,7 @@ import pytest
 
 from keel_lab.cli import main
 
-STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 
 
 def test_assemble_json_shape_and_exit_zero(capsys):

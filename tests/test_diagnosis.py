@@ -10,7 +10,7 @@ from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
 from keel_lab.providers.formats import detect_stream as detect
 from keel_lab.providers.streams.records import MAX_BYTES, parse_records, sse_events
 
-STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 LOOKUP_1 = ("lookup_incident", {"incident_id": "INC-001"})
 LOOKUP_2 = ("lookup_incident", {"incident_id": "INC-002"})
 MIXED = [("lookup_incident", {"incident_id": "INC-003"}),

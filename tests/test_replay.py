@@ -9,7 +9,7 @@ from keel_lab import LabError, Runner, incident_tools, validate_history
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 from keel_lab.providers.replay import ReplayServer
 
-STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
+STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 TURNS = [STREAMS / "openai-chat/parallel_calls.sse", STREAMS / "openai-chat/answer.sse"]
 QUESTION = "Which is more severe, INC-001 or INC-002?"
 TOOLS = incident_tools()

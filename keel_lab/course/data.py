@@ -1,4 +1,5 @@
-"""The lab's data sets (incidents, services, logs), read once from `data/` beside the package."""
+"""The lab's data sets (incidents, services, logs, recorded streams), read once from the
+package's own `keel_lab/data/`, so any install - editable or not - carries them."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-DATA_DIR = Path(__file__).resolve().parents[2] / "data"
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 
 
 @cache

@@ -1,4 +1,4 @@
-"""The incident-response tools the chapters use, backed by the data sets in `data/`."""
+"""The incident-response tools the chapters use, backed by the data sets in `keel_lab/data/`."""
 
 from __future__ import annotations
 

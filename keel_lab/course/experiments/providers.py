@@ -16,7 +16,7 @@ STREAMS = DATA_DIR / "streams"
 
 
 def stream_names(folder: str = "") -> list[str]:
-    """Recorded streams (relative to data/streams), optionally of one folder."""
+    """Recorded streams (relative to keel_lab/data/streams), optionally of one folder."""
     return sorted(str(p.relative_to(STREAMS)) for p in (STREAMS / folder).rglob("*.*"))
 
 
