@@ -1,6 +1,9 @@
 import json
+import time
 
-from keel_lab import Executor, ToolRequest, run_coroutine
+import pytest
+
+from keel_lab import Executor, Tool, ToolRequest, Toolset, run_coroutine
 from keel_lab.core.executor import seeded_latency
 
 
@@ -120,3 +123,49 @@ def test_a_collector_may_return_a_mapping(tools):
 
     step = run_coroutine(Executor(collect=as_dict).execute(READS, tools))
     assert [m.tool_call_id for m in step.messages(READS)] == ["c0", "c1", "c2"]
+
+
+def _gated_reader(ran):
+    """Concurrency-safe and approval-gated: the approval must win."""
+    def page_oncall():
+        ran.append("page_oncall")
+        return {"paged": True}
+    return Tool("page_oncall", "", {"type": "object"}, page_oncall, concurrency_safe=True,
+                requires_approval=True)
+
+
+@pytest.mark.parametrize("order", [["c0", "c9", "c1"], ["c9", "c0", "c1"], ["c0", "c1", "c9"]])
+def test_a_safe_gated_call_never_runs_without_a_decision(tools, order):
+    ran = []
+    mixed = Toolset({**tools.tools, "page_oncall": _gated_reader(ran)})
+    by_id = {"c0": READS[0], "c1": READS[1], "c9": ToolRequest("c9", "page_oncall", "{}", {})}
+    requests = [by_id[c] for c in order]
+    step = run_coroutine(Executor(4).execute(requests, mixed))
+    assert ran == [] and "c9" not in step.outcomes
+    assert [r.call_id for r in step.pending] == order[order.index("c9"):]
+    approved = run_coroutine(Executor(4).execute(requests, mixed, {"c9": True}))
+    assert ran == ["page_oncall"] and sorted(approved.outcomes) == sorted(order)
+
+
+@pytest.mark.parametrize("virtual", [True, False])
+def test_blocking_sync_tools_do_not_serialise_a_concurrent_batch(virtual):
+    def slow(n):
+        time.sleep(0.3)
+        return {"n": n}
+    toolset = Toolset.of([Tool("slow", "", {"type": "object"}, slow, concurrency_safe=True)])
+    requests = [req(i, "slow", n=i) for i in range(4)]
+    started = time.monotonic()
+    step = run_coroutine(Executor(4).execute(requests, toolset), virtual=virtual)
+    assert time.monotonic() - started < 0.9  # 4 x 0.3 s one after the other would be 1.2 s
+    assert [json.loads(m.content)["n"] for m in step.messages(requests)] == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("latency", [None, seeded_latency(3)])
+def test_threads_keep_the_virtual_timeline_deterministic(tools, latency):
+    def timeline():
+        step = run_coroutine(Executor(3, latency).execute([*READS, NOTE], tools))
+        return [(s.call_id, s.start, s.end, s.batch) for s in step.spans]
+    first = timeline()
+    assert all(timeline() == first for _ in range(10))
+    if latency is None:  # started at the same instant: collected in request order
+        assert first == [("c0", 0, 0, 0), ("c1", 0, 0, 0), ("c2", 0, 0, 0), ("c3", 0, 0, 1)]

@@ -84,3 +84,23 @@ def test_call_problems_name_each_bad_call():
         "tool_calls[1] (id x) has no name",
         "tool_calls[2] (id x) reuses the id of tool_calls[1]",
     ]
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ('{"n": %s}' % ("9" * 5000), "an integer of 5000 digits is past Python's limit"),
+    ('{"n": -%s}' % ("9" * 5000), "an integer of 5000 digits"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply to parse"),
+    ('{"a": ' * 100_000 + "1" + "}" * 100_000, "nested too deeply to parse"),
+    ('{"x": NaN}', "NaN is not a JSON number"),
+    ('{"x": Infinity}', "Infinity is not a JSON number"),
+    ('{"x": -Infinity}', "-Infinity is not a JSON number"),
+    ('{"x": 1e400}', "the number 1e400 is too large for a float"),
+])
+def test_hostile_but_valid_json_is_refused_with_its_reason(text, reason):
+    value, error = parse_arguments(text)
+    assert value is None and error is not None and reason in error
+
+
+def test_ordinary_numbers_still_parse():
+    assert parse_arguments('{"n": %s, "f": -1.5e300}' % ("9" * 4000)) == (
+        {"n": int("9" * 4000), "f": -1.5e300}, None)

@@ -1,4 +1,5 @@
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -11,6 +12,7 @@ from keel_lab import (
     ScriptedAdapter,
     Tool,
     ToolCall,
+    ToolError,
     Toolset,
     cancel_after,
     incident_tools,
@@ -72,9 +74,57 @@ def test_approval_pauses_then_resumes():
     done = runner.approve(paused, {pending.call_id: True})
     assert done.status == "completed" and done.answer == "checkout was restarted."
     assert validate_history(done.messages) == []
-    denied = runner.approve(paused, {pending.call_id: False})
+    denied = runner.approve(runner.run("Restart checkout"), {pending.call_id: False})
     assert denied.status == "completed" and denied.partial
     assert "approval_denied" in denied.answer
+
+
+@pytest.mark.parametrize("second", [True, False])
+def test_a_pause_is_decided_once_so_the_side_effect_runs_once(second):
+    model = OfflineAdapter()
+    restarts = []
+    restart = model.tools.tools["restart_service"]
+    model.tools.tools["restart_service"] = replace(
+        restart, function=lambda service: restarts.append(service) or restart.function(service))
+    runner = Runner(model)
+    paused = runner.run("Restart checkout")
+    call_id = paused.pending[0].call_id
+    assert runner.approve(paused, {call_id: True}).status == "completed"
+    for again in (paused, replace(paused)):  # the same pause, or a copy of it
+        with pytest.raises(LabError, match="already resumed from this pause"):
+            runner.approve(again, {call_id: second})
+    assert restarts == ["checkout"]
+    fresh = runner.run("Restart checkout")  # a new pause may be decided
+    assert runner.approve(fresh, {call_id: True}).status == "completed"
+    assert restarts == ["checkout", "checkout"]
+
+
+def test_a_refused_approve_does_not_use_up_the_pause():
+    runner = Runner(OfflineAdapter())
+    paused = runner.run("Restart checkout")
+    with pytest.raises(LabError, match="no decision"):
+        runner.approve(paused, {})
+    assert runner.approve(paused, {paused.pending[0].call_id: True}).status == "completed"
+
+
+def test_a_pause_without_pending_calls_says_why_it_cannot_resume():
+    paused = Runner(OfflineAdapter(), status_rule=lambda codes: "waiting_for_approval").run(
+        COMPARE)
+    assert paused.status == "waiting_for_approval" and paused.pending == ()
+    with pytest.raises(LabError, match="has no pending call"):
+        Runner(OfflineAdapter()).approve(paused, {})
+
+
+def test_a_tool_that_is_not_gated_cannot_pause_the_run():
+    def restart(service):
+        raise ToolError("approval_required", "ask someone first")
+    tools = Toolset.of([Tool("restart", "", {"type": "object"}, restart)])
+    r = Runner(scripted(("a", "restart", '{"service": "x"}')), tools).run("q")
+    assert r.status == "failed" and r.pending == ()
+    assert r.error.startswith("a: tool_internal_error: restart raised approval_required")
+    assert validate_history(r.messages) == []
+    with pytest.raises(LabError, match="is failed, not waiting for approval"):
+        Runner(scripted(), tools).approve(r, {"a": True})
 
 
 def test_resume_needs_a_paused_run_and_a_decision():
@@ -116,6 +166,19 @@ def test_invalid_tool_output_fails_the_run():
     tools = Toolset.of([Tool("t", "", {"type": "object"}, lambda: ["not", "an", "object"])])
     r = Runner(scripted(("a", "t", "{}")), tools).run("q")
     assert r.status == "failed" and r.error.startswith("a: invalid_tool_output")
+
+
+class NotATurn(ScriptedAdapter):
+    tools = incident_tools()
+
+    def complete(self, messages, tools, turn):
+        return AssistantMessage("", (ToolCall(["a list"], "lookup_incident", "{}"),
+                                     ToolCall(["a list"], "lookup_incident", "{}")))
+
+
+def test_a_model_reply_that_breaks_the_protocol_fails_the_run_without_raising():
+    r = Runner(NotATurn([])).run("q")
+    assert r.status == "failed" and "TypeError" in r.error and "nothing was run" in r.error
 
 
 def test_bad_arguments_go_back_to_the_model():

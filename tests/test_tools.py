@@ -1,9 +1,11 @@
 import asyncio
 import json
+import threading
+import time
 
 import pytest
 
-from keel_lab import Tool, ToolCall, ToolRequest, Toolset, invoke, run_coroutine
+from keel_lab import Tool, ToolCall, ToolError, ToolRequest, Toolset, invoke, run_coroutine
 
 
 def request(name, arguments, call_id="call_1"):
@@ -135,3 +137,123 @@ def test_write_tools_keep_state_per_toolset(tools):
     assert json.loads(outcome(tools, "add_incident_note", args).content)["notes"] == 2
     from keel_lab import incident_tools
     assert json.loads(outcome(incident_tools(), "add_incident_note", args).content)["notes"] == 1
+
+
+def _deep(depth):
+    value = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("arguments", [
+    '{"n": %s}' % ("1" * 5000), '{"a": ' * 100_000 + "1" + "}" * 100_000, '{"n": NaN}',
+    '{"n": Infinity}'])
+def test_hostile_arguments_are_invalid_and_never_reach_the_tool(arguments):
+    ran = []
+    o = run_coroutine(invoke(_tool(lambda **kw: ran.append(kw) or {}), request("t", arguments)))
+    assert o.code == "invalid_arguments" and o.detail and ran == []
+
+
+def test_arguments_too_deep_for_the_schema_are_invalid_arguments():
+    recursive = {"type": "object", "additionalProperties": {"$ref": "#"}}
+    tool = Tool("t", "", recursive, lambda **kw: {})
+    text = json.dumps(_deep(500))  # parses, but validating it recurses past the limit
+    o = run_coroutine(invoke(tool, request("t", text)))
+    assert (o.code, o.detail) == ("invalid_arguments",
+                                  "arguments are nested too deeply to validate")
+
+
+def test_output_nested_100000_deep_is_invalid_output():
+    deep = _deep(100_000)
+    o = run_coroutine(invoke(_tool(lambda: deep), request("t", "{}")))
+    assert (o.code, o.detail) == ("invalid_tool_output", "output of t is nested too deeply to send")
+
+
+@pytest.mark.parametrize("code", [None, "", 7])
+def test_a_tool_error_without_a_string_code_is_an_internal_error(code):
+    def broken():
+        raise ToolError(code, "no such thing")
+    o = run_coroutine(invoke(_tool(broken), request("t", "{}")))
+    assert not o.ok and o.code == "tool_internal_error"
+    assert o.detail == f"t raised a ToolError without a code ({code!r}): no such thing"
+
+
+def test_a_running_tool_cannot_ask_for_approval():
+    def sneaky():
+        raise ToolError("approval_required", "please ask first")
+    o = run_coroutine(invoke(_tool(sneaky), request("t", "{}")))
+    assert o.code == "tool_internal_error" and "declare the tool requires_approval=True" in o.detail
+
+
+async def _raises_cancelled():
+    raise asyncio.CancelledError
+
+
+async def _cancels_its_task():
+    asyncio.current_task().cancel()
+    await asyncio.sleep(1)
+    return {}
+
+
+def _sync_raises_cancelled():
+    raise asyncio.CancelledError
+
+
+@pytest.mark.parametrize("fn", [_raises_cancelled, _cancels_its_task, _sync_raises_cancelled])
+@pytest.mark.parametrize("virtual", [True, False])
+def test_a_tool_that_cancels_itself_is_an_internal_error(fn, virtual):
+    o = run_coroutine(invoke(_tool(fn), request("t", "{}")), virtual=virtual)
+    assert o.code == "tool_internal_error" and "cancelled from inside" in o.detail
+
+
+def test_cancelling_the_caller_still_cancels_the_call():
+    async def slow():
+        await asyncio.sleep(60)
+        return {}
+
+    async def main():
+        task = asyncio.ensure_future(invoke(_tool(slow, timeout=100), request("t", "{}")))
+        await asyncio.sleep(1)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return task.cancelled()
+    assert run_coroutine(main())
+
+
+@pytest.mark.parametrize("virtual", [True, False])
+def test_a_blocking_sync_tool_times_out_and_its_thread_runs_to_the_end(virtual):
+    release, finished = threading.Event(), threading.Event()
+
+    def blocking():
+        release.wait(5)
+        finished.set()
+        return {}
+
+    async def main():
+        o = await invoke(_tool(blocking, timeout=0.2), request("t", "{}"))
+        return o, asyncio.get_running_loop().time()
+    started = time.monotonic()
+    (o, _), elapsed = run_coroutine(main(), virtual=virtual), time.monotonic() - started
+    assert (o.code, o.detail) == ("tool_timeout", "no result within 0.2 s")
+    assert elapsed < 2 and not finished.is_set()  # answered on time, the thread still runs
+    release.set()
+    assert finished.wait(5)  # ... to its end; its result was dropped
+
+
+def test_on_the_virtual_clock_a_timed_out_thread_is_charged_its_whole_timeout():
+    async def main():
+        o = await invoke(_tool(lambda: time.sleep(1) or {}, timeout=0.2), request("t", "{}"),
+                         latency=0.05)
+        return o.code, asyncio.get_running_loop().time()
+    code, clock = run_coroutine(main())
+    assert code == "tool_timeout" and clock == pytest.approx(0.2)
+
+
+def test_a_quick_sync_tool_takes_no_time_on_the_virtual_clock():
+    async def main():
+        o = await invoke(_tool(lambda: time.sleep(0.02) or {"ok": True}), request("t", "{}"),
+                         latency=0.5)
+        return o.content, asyncio.get_running_loop().time()
+    assert run_coroutine(main()) == ('{"ok": true}', 0.5)

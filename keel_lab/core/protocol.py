@@ -8,6 +8,8 @@ parse error) that the executor runs. Keeping both avoids re-serialising argument
 from __future__ import annotations
 
 import json
+import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -75,13 +77,40 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     """Parse argument text as JSON only (never evaluated); it must be an object.
 
     Empty text means "no arguments": some providers send nothing for a parameterless call.
+    Valid JSON that Python cannot hold safely is refused with its reason, never raised: an
+    integer past Python's digit limit, nesting past the recursion limit, and `NaN`, `Infinity`
+    or a number that overflows to it (Python's extensions; RFC 8259 JSON has no such numbers).
     """
     if text.strip() == "":
         return {}, None
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
+                           parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
+    except RecursionError:
+        return None, "arguments are nested too deeply to parse"
+    except ValueError as exc:  # one of the hooks below
+        return None, f"arguments cannot be read: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
     return value, None
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bounded_int(text: str) -> int:
+    digits, limit = len(text.lstrip("-")), sys.get_int_max_str_digits()  # 0: no limit
+    if limit and digits > limit:
+        raise ValueError(f"an integer of {digits} digits is past Python's limit of {limit}")
+    return int(text)
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]}{'...' if len(text) > 20 else ''} "
+                         "is too large for a float")
+    return value

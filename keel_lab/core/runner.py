@@ -35,7 +35,15 @@ from keel_lab.core.streaming import (
     StreamEvent,
     assemble,
 )
-from keel_lab.core.tools import ToolOutcome, Toolset
+from keel_lab.core.tools import ToolOutcome, Toolset, failure
+
+
+@dataclass(eq=False)
+class Pause:
+    """One pause of a run. It is resumed at most once, so an approved side effect runs once
+    however often the same paused `RunResult` (or a copy of it) is handed to `approve`."""
+
+    resumed: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class RunResult:
     error: str | None = None
     turns: int = 0  # model turns taken
     spans: tuple[Span, ...] = ()
+    pause: Pause | None = field(default=None, compare=False, repr=False)  # when waiting
 
     @property
     def partial(self) -> bool:
@@ -93,7 +102,8 @@ class _State:
         return RunResult(run_id=self.ids.run_id, status=status, answer=answer,
                          messages=tuple(self.messages), events=tuple(self.events),
                          outcomes=tuple(self.outcomes), pending=pending, error=error,
-                         turns=self.turns, spans=tuple(self.spans))
+                         turns=self.turns, spans=tuple(self.spans),
+                         pause=Pause() if status == Status.WAITING else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,12 +160,24 @@ class Runner:
         return await self._loop(state, (), {})
 
     async def resume(self, result: RunResult, approvals: Mapping[str, bool]) -> RunResult:
-        """Continue a paused run with a decision (True = approve) for each pending call."""
+        """Continue a paused run with a decision (True = approve) for each pending call.
+
+        A paused result is resumed once: a second `approve` of it is refused, so the approved
+        side effect never runs twice; continue from the result the first one returned.
+        """
         if result.status != Status.WAITING:
             raise LabError(f"run {result.run_id} is {result.status}, not waiting for approval")
+        if not result.pending:
+            raise LabError(f"run {result.run_id} waits for approval but has no pending call "
+                           "(its status rule paused it): there is nothing to decide")
+        if result.pause is not None and result.pause.resumed:
+            raise LabError(f"run {result.run_id} was already resumed from this pause: its "
+                           "decisions are taken; continue from the result approve returned")
         head = result.pending[0].call_id
         if head not in approvals:
             raise LabError(f"no decision for {head}: pass approvals={{{head!r}: True or False}}")
+        if result.pause is not None:
+            result.pause.resumed = True
         state = _State(RunIds(result.run_id), list(result.messages), list(result.events),
                        list(result.outcomes), list(result.spans), result.turns)
         return await self._loop(state, result.pending, approvals)
@@ -188,14 +210,20 @@ class Runner:
             turn = TurnResult({r.call_id: merged[r.call_id] for r in requests
                                if r.call_id in merged}, turn.pending, turn.spans)
             state.early = {}
-        state.messages += turn.messages(requests)
         state.spans += turn.spans
         done = [turn.outcomes[r.call_id] for r in requests if r.call_id in turn.outcomes]
-        state.outcomes += done
         status = self.status_rule([o.code for o in done]
                                   + ([PAUSE_CODE] if turn.pending else []))
         if status == Status.WAITING:
+            state.messages += turn.messages(requests)
+            state.outcomes += done
             return state.result(Status.WAITING, pending=turn.pending)
+        for r in turn.pending:  # nobody will decide them: each still gets its one answer
+            turn.outcomes[r.call_id] = failure(r, PAUSE_CODE, f"not run: no person decided, "
+                                                              f"the run is {status}")
+        state.messages += turn.messages(requests)
+        state.outcomes += [turn.outcomes[r.call_id] for r in requests
+                           if r.call_id in turn.outcomes]
         if status != Status.COMPLETED:
             cause = failure_cause(done)
             return state.result(status, error=f"{cause.call_id}: {cause.code}: {cause.detail}"
@@ -222,14 +250,14 @@ class Runner:
                                 assembly.refused or "")
                 return Reply(assembly.message, assembly.requests)
             message = self.model.complete(state.messages, self.tools, turn)
+            problems = call_problems(message.tool_calls)
+            if problems:
+                return stop(Status.FAILED, "; ".join(p.message for p in problems))
+            return Reply(message, tuple(ToolRequest.from_call(c) for c in message.tool_calls))
         except LabError as exc:
             return stop(Status.FAILED, str(exc))
-        except Exception as exc:  # the model's server failed (connection, HTTP error, ...)
+        except Exception as exc:  # the model's server failed, or sent what is not a turn
             return stop(Status.FAILED, f"{type(exc).__name__}: {exc}")
-        problems = call_problems(message.tool_calls)
-        if problems:
-            return stop(Status.FAILED, "; ".join(p.message for p in problems))
-        return Reply(message, tuple(ToolRequest.from_call(c) for c in message.tool_calls))
 
     async def _assemble(self, state: _State, turn: Turn) -> Assembly:
         """The streamed turn; with `may_start`, calls it accepts start while it streams."""

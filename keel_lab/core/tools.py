@@ -1,19 +1,28 @@
 """Tools and the single place where one request becomes exactly one outcome.
 
-Whatever happens - bad JSON, schema-invalid arguments, a business error, an exception, a timeout,
-output that is not valid - `invoke` returns one `ToolOutcome`, so no call is ever left unanswered.
+Whatever happens - bad or hostile JSON, schema-invalid arguments, a business error, an exception,
+a tool that cancels itself, a timeout, output that is not valid - `invoke` returns one
+`ToolOutcome`, so no call is ever left unanswered.
+
+A synchronous tool function runs in a worker thread of its own, so a blocking one neither stops
+the loop nor serialises its batch. Python cannot kill a thread: when the timeout is up the call
+is answered `tool_timeout`, and the thread still runs to its end - its side effects happen, its
+result is dropped. The thread is a daemon, so it does not keep the process alive.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import inspect
 import json
+import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from keel_lab.core.clock import VirtualClockLoop, now
 from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Code
 from keel_lab.core.protocol import ToolRequest
@@ -22,7 +31,12 @@ ToolFunction = Callable[..., Any] | Callable[..., Awaitable[Any]]
 
 
 class ToolError(Exception):
-    """Raised by a tool for a business error (`incident_not_found`): a fact the model can use."""
+    """Raised by a tool for a business error (`incident_not_found`): a fact the model can use.
+
+    The code must be a non-empty string, and not `approval_required`: approval is declared
+    (`Tool.requires_approval`) and decided before a call runs. A ToolError breaking either rule
+    is answered `tool_internal_error`.
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -40,7 +54,11 @@ class Tool:
     concurrency_safe: bool = False  # read-only and independent: may share a concurrent batch
     requires_approval: bool = False  # side effect: pause the run until a person decides
     output_schema: dict[str, Any] | None = None
-    timeout: float = 5.0  # seconds on the loop's clock, latency included
+    # Seconds on the loop's clock, latency included. A synchronous function runs in a worker
+    # thread; on the virtual clock the loop holds its clock while it waits for that thread, so
+    # the thread's own time counts in real seconds (a timed-out one is then charged the rest of
+    # the timeout on the loop's clock). A timed-out thread runs on to its end, result dropped.
+    timeout: float = 5.0
 
     @property
     def may_run_together(self) -> bool:
@@ -118,20 +136,32 @@ def schema_errors(schema: dict[str, Any], value: Any) -> list[str]:
 
 
 async def invoke(tool: Tool | None, request: ToolRequest, latency: float = 0.0) -> ToolOutcome:
-    """Run one request and return its one outcome; `latency` is awaited on the loop's clock."""
+    """Run one request and return its one outcome; `latency` is awaited on the loop's clock.
+
+    A synchronous tool runs in a worker thread (see the module's docstring for what a timed-out
+    thread still does). A tool that raises `asyncio.CancelledError` or cancels its own task is
+    answered `tool_internal_error`; a cancellation of the caller still propagates.
+    """
     if tool is None:
         return failure(request, Code.UNKNOWN_TOOL, f"no tool named {request.name!r}")
     if request.parse_error is not None or request.input is None:
         return failure(request, Code.INVALID_ARGUMENTS, request.parse_error or "no arguments")
-    errors = schema_errors(tool.parameters, request.input)
+    try:
+        errors = schema_errors(tool.parameters, request.input)
+    except RecursionError:
+        errors = ["arguments are nested too deeply to validate"]
     if errors:
         return failure(request, Code.INVALID_ARGUMENTS, "; ".join(errors))
     try:
-        output = await asyncio.wait_for(_call(tool, request.input, latency), tool.timeout)
+        output = await _run(tool, request.input, latency)
     except ToolError as exc:
-        return failure(request, exc.code, str(exc))
+        return _business_error(tool, request, exc)
     except TimeoutError:
         return failure(request, Code.TOOL_TIMEOUT, f"no result within {tool.timeout:g} s")
+    except _CancelledItself:
+        return failure(request, Code.TOOL_INTERNAL_ERROR,
+                       f"{tool.name} was cancelled from inside (it raised CancelledError or "
+                       "cancelled its own task)")
     except Exception as exc:
         return failure(request, Code.TOOL_INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
     problem = output_problem(tool, output)
@@ -140,11 +170,75 @@ async def invoke(tool: Tool | None, request: ToolRequest, latency: float = 0.0) 
     return success(request, output)
 
 
-async def _call(tool: Tool, arguments: dict[str, Any], latency: float) -> Any:
+def _business_error(tool: Tool, request: ToolRequest, exc: ToolError) -> ToolOutcome:
+    """A ToolError's outcome: its code, unless the tool broke ToolError's rules."""
+    code = getattr(exc, "code", None)  # a subclass may skip ToolError's __init__
+    if not isinstance(code, str) or not code:
+        return failure(request, Code.TOOL_INTERNAL_ERROR,
+                       f"{tool.name} raised a ToolError without a code ({code!r}): {exc}")
+    if code == Code.APPROVAL_REQUIRED:
+        return failure(request, Code.TOOL_INTERNAL_ERROR,
+                       f"{tool.name} raised approval_required while running: approval is "
+                       "decided before a call runs - declare the tool requires_approval=True")
+    return failure(request, code, str(exc))
+
+
+async def _run(tool: Tool, arguments: dict[str, Any], latency: float) -> Any:
+    """The call in a task of its own, within its timeout: a tool that cancels its task cancels
+    only that task; the caller's own cancellation still propagates."""
+    task = asyncio.ensure_future(_call(tool, arguments, latency, now() + tool.timeout))
+    try:
+        return await asyncio.wait_for(task, tool.timeout)
+    except asyncio.CancelledError:
+        caller = asyncio.current_task()
+        if caller is not None and caller.cancelling():
+            raise
+        raise _CancelledItself from None
+
+
+class _CancelledItself(Exception):
+    """The tool's task was cancelled from inside: a broken tool, not a cancelled run."""
+
+
+async def _call(tool: Tool, arguments: dict[str, Any], latency: float, deadline: float) -> Any:
     if latency > 0:
         await asyncio.sleep(latency)
-    result = tool.function(**arguments)
+    if inspect.iscoroutinefunction(tool.function):
+        result = tool.function(**arguments)
+    else:
+        result = await _in_thread(tool, arguments, deadline - now())
     return await result if inspect.isawaitable(result) else result
+
+
+async def _in_thread(tool: Tool, arguments: dict[str, Any], budget: float) -> Any:
+    """Run a synchronous function in a daemon thread of its own and wait for it.
+
+    On a real loop the wait is an ordinary await. On the virtual clock a thread takes real time
+    while the clock would jump to the next timer (the timeout), so the loop waits for the thread
+    in real time, up to `budget` seconds, with its clock held: every call of a batch first
+    starts its thread, then they are collected in the loop's own order - deterministic, and the
+    threads still overlap.
+    """
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    threading.Thread(target=_fill, args=(done, tool.function, arguments), daemon=True,
+                     name=f"keel-lab tool {tool.name}").start()
+    if not isinstance(asyncio.get_running_loop(), VirtualClockLoop):
+        return await asyncio.wrap_future(done)
+    await asyncio.sleep(0)  # the batch's other calls start their threads now
+    if not concurrent.futures.wait([done], timeout=max(budget, 0.0)).done:
+        await asyncio.sleep(budget)  # the rest of the timeout passes on the loop's clock
+        raise TimeoutError
+    return done.result()
+
+
+def _fill(done: concurrent.futures.Future[Any], function: ToolFunction,
+          arguments: dict[str, Any]) -> None:
+    if not done.set_running_or_notify_cancel():
+        return
+    try:
+        done.set_result(function(**arguments))
+    except BaseException as exc:  # handed to the loop's side, which decides what it means
+        done.set_exception(exc)
 
 
 def output_problem(tool: Tool, output: Any) -> str | None:
@@ -153,10 +247,11 @@ def output_problem(tool: Tool, output: Any) -> str | None:
         return f"a tool must return a JSON object, {tool.name} returned {type(output).__name__}"
     try:
         json.dumps(output, allow_nan=False)
+        errors = [] if tool.output_schema is None else schema_errors(tool.output_schema, output)
+    except RecursionError:
+        return f"output of {tool.name} is nested too deeply to send"
     except (TypeError, ValueError) as exc:
         return f"output of {tool.name} is not JSON: {exc}"
-    if tool.output_schema is not None:
-        errors = schema_errors(tool.output_schema, output)
-        if errors:
-            return f"output of {tool.name} breaks its schema: " + "; ".join(errors)
+    if errors:
+        return f"output of {tool.name} breaks its schema: " + "; ".join(errors)
     return None
