@@ -1,14 +1,20 @@
-"""`keel-lab`: the lab's experiments, and checks of real streams and histories."""
+"""`keel-lab`: the lab's experiments, and checks of real streams and histories.
+
+Every failure is one line on stderr and a documented exit code, never a traceback; output
+piped into a reader that stops early (`| head`) ends quietly.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.tables import printable
 from keel_lab.course.experiments import EXPERIMENTS, Params, Report
 from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
 
@@ -31,8 +37,9 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     e = sub.add_parser("experiments", help="run one or all experiments",
                        description="Run the lab's experiments offline and deterministically.",
-                       epilog="experiments: " + "; ".join(
-                           f"{x.name}: {x.summary}" for x in EXPERIMENTS.values()))
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog="experiments:\n" + "\n".join(
+                           f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()))
     e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
                    metavar="NAME", help="an experiment (default: all); see the list below")
     e.add_argument("--trials", type=_bounded(1, 1_000_000), default=1000,
@@ -46,8 +53,9 @@ def parser() -> argparse.ArgumentParser:
     a = sub.add_parser("assemble", help="assemble a recorded stream and diagnose each call",
                        description="Assemble a provider's recorded stream (SSE text or JSON "
                                    "lines) and say, call by call, whether it may run. Exit 0 "
-                                   "when every call is executable, 1 when any is not, 2 when "
-                                   "the file cannot be read.")
+                                   "when every call is executable, 1 when any is not (or the "
+                                   "stream never finished), 2 when the file cannot be read as "
+                                   "a stream of its format; 141 when the output pipe closed.")
     a.add_argument("file", type=Path)
     a.add_argument("--format", default="auto", choices=["auto", *STREAM_FORMATS])
     a.add_argument("--json", action="store_true", help="one JSON object")
@@ -62,14 +70,33 @@ def parser() -> argparse.ArgumentParser:
     return p
 
 
+WIDTH = 100  # the widest line of a table the CLI prints
+BROKEN_PIPE = 141  # what a shell reports for a program stopped by SIGPIPE (128 + 13)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate}
     try:
-        return commands[args.command](args)
+        code = commands[args.command](args)
+        sys.stdout.flush()  # a closed pipe is found here, not at the interpreter's exit
+        return code
     except LabError as exc:
-        print(f"keel-lab: error: {exc}", file=sys.stderr)
+        print(f"keel-lab: error: {printable(exc)}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # the reader (`| head`) has gone: stop quietly, and keep the interpreter's final flush
+        # of stdout from failing again on the closed pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+def _json(value: object) -> str:
+    """Strict JSON: no NaN or Infinity, which JSON does not have."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except ValueError as exc:
+        raise LabError(f"the result cannot be written as JSON: {exc}") from exc
 
 
 def _experiments(args: argparse.Namespace) -> int:
@@ -88,7 +115,7 @@ def _experiments(args: argparse.Namespace) -> int:
         with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit="trial",
                   disable=None if total >= 5000 else True) as bar:
             report = experiment.run(params, bar.update)
-        print(json.dumps(report.to_dict()) if args.json else report.table() + "\n")
+        print(_json(report.to_dict()) if args.json else report.table(WIDTH) + "\n")
         if args.out:
             _save_plot(report, args.out)
     return 0
@@ -98,7 +125,7 @@ def _assemble(args: argparse.Namespace) -> int:
     from keel_lab.providers.diagnosis import diagnose_file
 
     diagnosis = diagnose_file(args.file, args.format)
-    print(json.dumps(diagnosis.to_dict()) if args.json else diagnosis.table())
+    print(_json(diagnosis.to_dict()) if args.json else diagnosis.table())
     return 0 if diagnosis.ok else 1
 
 
@@ -108,7 +135,7 @@ def _validate(args: argparse.Namespace) -> int:
     fmt, messages = read_conversation(args.file, args.format)
     problems = validate_conversation(messages, fmt)
     if args.json:
-        print(json.dumps({"valid": not problems, "problems": [
+        print(_json({"valid": not problems, "problems": [
             {"message": p.message, "ids": list(p.ids)} for p in problems]}))
     else:
         print(f"{args.file}: {fmt} conversation, " + (
@@ -122,10 +149,16 @@ def _save_plot(report: Report, out: Path) -> None:
     from keel_lab.course.plots import plot  # matplotlib loads only when plots are asked for
 
     fig = plot(report)
-    if fig is not None:
-        path = out / f"{report.name}.png"
+    if fig is None:
+        print(f"no plot for {report.name}: its result is a few named cases, all in its table",
+              file=sys.stderr)
+        return
+    path = out / f"{report.name}.png"
+    try:
         fig.savefig(path, metadata={"Software": None})
-        print(f"plot: {path}", file=sys.stderr)
+    except OSError as exc:
+        raise LabError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    print(f"plot: {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from keel_lab.cli import main
+from keel_lab.course.experiments import EXPERIMENTS, Report
 
 
 def test_pairing_json_has_the_promised_fields(capsys):
@@ -78,3 +79,29 @@ def test_import_stays_light():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_experiment_tables_fit_a_hundred_columns(capsys):
+    assert main(["experiments", "--trials", "20"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in lines) <= 100
+
+
+def test_help_lists_the_experiments_one_per_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["experiments", "--help"])
+    out = capsys.readouterr().out
+    listed = out.split("experiments:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed] == list(EXPERIMENTS)
+
+
+def test_out_says_which_experiments_have_no_plot(tmp_path, capsys):
+    assert main(["experiments", "gather", "--out", str(tmp_path)]) == 0
+    assert "no plot for gather: " in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_is_strict(monkeypatch, capsys):
+    monkeypatch.setattr(Report, "to_dict", lambda self: {"x": float("nan")})
+    assert main(["experiments", "partial", "--json"]) == 2
+    assert "cannot be written as JSON" in capsys.readouterr().err

@@ -1,4 +1,6 @@
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -35,7 +37,44 @@ def test_assemble_readable_table(capsys):
 
 def test_assemble_with_a_wrong_format(capsys):
     path = str(STREAMS / "anthropic/one_call.sse")
-    assert main(["assemble", path, "--format", "ollama"]) == 1
+    assert main(["assemble", path, "--format", "ollama"]) == 2
+    assert capsys.readouterr().err == (f"keel-lab: error: {path}, line 2: this is not ollama: "
+                                       "it is an anthropic event\n")
+
+
+@pytest.mark.parametrize(("content", "says"), [
+    ('data: {"choices": "x"}\n\n', "line 1: field 'choices' must be a list of objects"),
+    ('{"a": 1, "a": 2}\n', "line 1: duplicate key 'a'"),
+    ("[" * 100_000 + "]" * 100_000 + "\n", "line 1: JSON nested too deeply"),
+    ('{"message": {"content": "\\ud800"}, "done": true}\n', "lone surrogate"),
+    ('{"message": {"content": "\\u001b[2J"}, "done": 3}\n', "'done' must be true or false"),
+])
+@pytest.mark.parametrize("json_mode", [[], ["--json"]])
+def test_malformed_streams_get_one_line_and_exit_two(tmp_path, capsys, content, says,
+                                                     json_mode):
+    path = tmp_path / "s.txt"
+    path.write_text(content)
+    assert main(["assemble", str(path), *json_mode]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and says in err
+
+
+def test_error_messages_escape_what_came_from_the_file(tmp_path, capsys):
+    path = tmp_path / "s.txt"
+    path.write_text('{"message": {"tool_calls": [{"id": "\\u001b[31m", "function": 1}]}, '
+                    '"done": true}\n')
+    assert main(["assemble", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "function' must be an object, got a number" in err
+
+
+def test_assemble_reads_stdin(capsys, monkeypatch):
+    read, write = os.pipe()
+    os.write(write, (STREAMS / "ollama/one_call.jsonl").read_bytes())
+    os.close(write)
+    monkeypatch.setattr(sys, "stdin", os.fdopen(read))
+    assert main(["assemble", f"/dev/fd/{read}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["calls"][0]["executable"] is True
 
 
 def test_assemble_unreadable_exits_two(tmp_path, capsys):

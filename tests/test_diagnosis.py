@@ -1,14 +1,24 @@
 """Real wire formats: every recorded stream, every quirk policy, bad files."""
 
 import json
+import os
+import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
 
 from keel_lab import LabError
 from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
+from keel_lab.providers.formats import DONE
 from keel_lab.providers.formats import detect_stream as detect
-from keel_lab.providers.streams.records import MAX_BYTES, parse_records, sse_events
+from keel_lab.providers.streams.records import (
+    MAX_BYTES,
+    load_json,
+    parse_records,
+    read_bytes,
+    sse_events,
+)
 
 STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 LOOKUP_1 = ("lookup_incident", {"incident_id": "INC-001"})
@@ -148,13 +158,29 @@ def test_bad_files_get_a_clear_error(tmp_path, content, message):
         read_stream(path)
 
 
-def test_huge_file_is_refused_without_reading_it(tmp_path):
+def test_huge_file_is_refused_after_reading_the_cap(tmp_path):
     path = tmp_path / "huge.sse"
     with path.open("wb") as f:
         f.truncate(100 * 1000 * 1000)  # sparse: 100 MB on paper, nothing on disk
-    with pytest.raises(LabError, match=r"100\.0 MB is too large .* at most 32 MiB"):
+    with pytest.raises(LabError, match=r"more than 32 MiB, too large"):
         read_stream(path)
     assert MAX_BYTES == 32 * 1024 * 1024
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_endless_devices_are_read_up_to_the_cap_only(device):
+    with pytest.raises(LabError, match="more than 32 MiB"):
+        read_bytes(device)
+
+
+def test_a_fifo_is_read_in_chunks(tmp_path):
+    fifo = tmp_path / "stream.fifo"
+    os.mkfifo(fifo)
+    line = (STREAMS / "ollama/one_call.jsonl").read_bytes()
+    writer = threading.Thread(target=fifo.write_bytes, args=(line,))
+    writer.start()
+    assert diagnose_file(fifo).ok
+    writer.join()
 
 
 def test_missing_file():
@@ -164,7 +190,9 @@ def test_missing_file():
 
 def test_bad_index_type_is_named():
     bad = [{"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1.5, "id": "a"}]}}]}]
-    with pytest.raises(LabError, match=r"chunk 0: tool call index 1\.5"):
+    with pytest.raises(LabError, match=r"event 0: field 'choices\[0\].delta.tool_calls\[0\]"
+                                       r".index' must be a whole number 0..2147483647, got a "
+                                       r"number"):
         diagnose(bad, "openai-chat")
 
 
@@ -199,3 +227,151 @@ def test_server_error_is_a_diagnostic_in_the_json():
     out = diagnose(records, "anthropic").to_dict()
     assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
         ("server_error", "rejected")]
+
+
+def chat(*tool_calls, finish=None, content=None):
+    delta = {"tool_calls": list(tool_calls)} if tool_calls else {}
+    if content:
+        delta["content"] = content
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+CALL_B = {"index": 1, "id": "call_b", "function": {"name": "f", "arguments": "{}"}}
+
+
+@pytest.mark.parametrize(("end", "quirk"), [
+    ([chat(finish="tool_calls")], "after_finish"),
+    ([chat(finish="tool_calls"), DONE], "after_finish"),
+    ([DONE, chat(finish="tool_calls")], "truncated"),  # a finish after [DONE] finishes nothing
+])
+def test_a_call_after_the_finish_or_done_never_runs(end, quirk):
+    first = chat({"index": 0, "id": "call_a", "function": {"name": "f", "arguments": "{}"}})
+    d = diagnose([first, *end, chat(CALL_B)], "openai-chat")
+    late = next(c for c in d.calls if c.id == "call_b")
+    assert not late.executable and not d.ok
+    assert (quirk, "rejected") in quirks(d)
+
+
+def test_a_fragment_after_the_finish_spoils_its_call():
+    first = chat({"index": 0, "id": "call_a", "function": {"name": "f", "arguments": "{"}})
+    d = diagnose([first, chat(finish="tool_calls"), chat({"index": 0, "function": {
+        "arguments": "}"}})], "openai-chat")
+    assert not d.calls[0].executable and not d.ok
+
+
+def test_late_calls_in_every_format():
+    anthropic = [{"type": "message_start", "message": {}}, {"type": "message_stop"},
+                 {"type": "content_block_start", "index": 0, "content_block": {
+                     "type": "tool_use", "id": "t", "name": "f", "input": {}}}]
+    responses = [{"type": "response.completed", "response": {"status": "completed"}},
+                 {"type": "response.output_item.added", "output_index": 0, "item": {
+                     "type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}}]
+    ollama = [{"message": {}, "done": True}, {"message": {"tool_calls": [{"function": {
+        "name": "f", "arguments": {}}}]}, "done": False}]
+    for records, fmt in [(anthropic, "anthropic"), (responses, "openai-responses"),
+                         (ollama, "ollama")]:
+        d = diagnose(records, fmt)
+        assert d.calls and not d.ok and not d.calls[0].executable, fmt
+
+
+def test_a_repeated_start_at_one_index_runs_neither():
+    start = {"type": "content_block_start", "index": 0, "content_block": {
+        "type": "tool_use", "id": "t", "name": "f", "input": {}}}
+    d = diagnose([{"type": "message_start", "message": {}}, start, start,
+                  {"type": "message_delta", "delta": {"stop_reason": "tool_use"}},
+                  {"type": "message_stop"}], "anthropic")
+    assert not d.ok and "second content_block_start" in d.calls[0].error
+
+
+@pytest.mark.parametrize(("records", "fmt", "says"), [
+    ([chat({"index": 0, "id": 7})], "openai-chat", r"tool_calls\[0\].id' must be a string, "
+                                                   "got a number"),
+    ([chat({"index": 0, "function": {"name": 3}})], "openai-chat", "name' must be a string"),
+    ([{"choices": "x"}], "openai-chat", "'choices' must be a list of objects, got a string"),
+    ([{"choices": [{"delta": []}]}], "openai-chat", r"'choices\[0\].delta' must be an object"),
+    ([{"choices": [{"delta": {}, "finish_reason": 1}]}], "openai-chat",
+     "finish_reason' must be a string"),
+    ([chat({"index": [0]})], "openai-chat", "index' must be a whole number"),
+    ([{"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta",
+                                                            "text": 5}}],
+     "anthropic", "delta.text' must be a string, got a number"),
+    ([{"message": {}, "done": "yes"}], "ollama", "'done' must be true or false"),
+    ([{"type": "response.output_item.added", "item": {"type": "function_call"}}],
+     "openai-responses", "'output_index' is missing"),
+])
+def test_a_wrong_type_names_the_event_the_field_and_the_type(records, fmt, says):
+    with pytest.raises(LabError, match=f"event 0: field .*{says}"):
+        diagnose(records, fmt)
+
+
+def test_another_formats_event_is_an_error_not_ignored():
+    with pytest.raises(LabError, match="event 1: an anthropic event in an openai-chat stream"):
+        diagnose([chat(), {"type": "message_stop"}], "openai-chat")
+    with pytest.raises(LabError, match="event 0: this is not ollama: it is an anthropic event"):
+        diagnose([{"type": "message_stop"}], "ollama")
+    with pytest.raises(LabError, match="stream: this is not ollama: none of its events is one"):
+        diagnose([{"x": 1}], "ollama")
+
+
+def test_an_unknown_payload_is_noted():
+    d = diagnose([chat(), {"x": 1}, chat(finish="stop")], "openai-chat")
+    assert ("unknown_event", "tolerated") in quirks(d) and d.ok
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ('{"a": 1, "a": 2}', "duplicate key 'a' in one object"),
+    ('{"a": NaN}', "NaN is not JSON"),
+    ('{"a": 1e400}', "out of range for a float"),
+    ('{"a": ' + "9" * 5000 + "}", "a number too long to read"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"a": {"b": ["\\udc00"]}}', r"field 'a.b\[0\]' holds a lone surrogate"),
+    ('{"a": "\\ud83d\\ude00"}', None),  # a pair is one character, and fine
+])
+def test_strict_json(text, says):
+    if says is None:
+        assert load_json(text, "line 1") == {"a": "\U0001f600"}
+        return
+    with pytest.raises(LabError, match=f"line 1: .*{says}"):
+        load_json(text, "line 1")
+
+
+def test_lines_split_only_at_line_ends():
+    text = '{"message": {"content": "a\u2028b"}, "done": true}\n'
+    assert diagnose_file_text(text).text == "a\u2028b"
+
+
+def diagnose_file_text(text, tmp=Path("/tmp")):
+    path = tmp / f"keel-lab-{os.getpid()}.jsonl"
+    path.write_text(text)
+    try:
+        return diagnose_file(path)
+    finally:
+        path.unlink()
+
+
+def test_names_and_ids_print_safely():
+    d = diagnose([chat({"index": 0, "id": "call_\x1b[2J", "function": {
+        "name": "f\x1b]0;owned\x07", "arguments": "{}"}}), chat(finish="tool_calls")],
+        "openai-chat")
+    table = d.table()
+    assert "\x1b" not in table and "\x07" not in table
+    assert "call_\\x1b[2J" in table and "f\\x1b]0;owned\\x07" in table
+
+
+def test_peak_memory_stays_under_ten_times_the_file(tmp_path):
+    path = tmp_path / "big.sse"
+    fragments = [chat({"index": i % 8, "function": {"arguments": "x" * 40}})
+                 for i in range(40_000)]
+    starts = [chat({"index": i, "id": f"call_{i}", "function": {"name": "f", "arguments": ""}})
+              for i in range(8)]
+    path.write_text("".join(f"data: {json.dumps(r)}\n\n" for r in [
+        *starts, *fragments, chat(finish="tool_calls")]) + "data: [DONE]\n\n")
+    size = path.stat().st_size
+    tracemalloc.start()
+    try:
+        d = diagnose_file(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(d.calls) == 8 and size > 3_000_000
+    assert peak < 10 * size, f"peak {peak / size:.1f}x the file"

@@ -2,8 +2,21 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+# C0 and C1 controls (ESC starts terminal escape sequences), DEL, lone surrogates, and the
+# line and bidirectional-override marks that can make text display as something else
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e"
+                     "\u2066-\u2069]")
+
+
+def printable(text: object) -> str:
+    """Text safe to print on a terminal: unsafe characters become visible escapes."""
+    return _UNSAFE.sub(lambda m: m.group().encode("unicode_escape", "backslashreplace")
+                       .decode("ascii"), str(text))
 
 
 def cell(value: Any) -> str:
@@ -11,16 +24,46 @@ def cell(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.3f}"
-    return "" if value is None else str(value)
+    return "" if value is None else printable(value)
 
 
-def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None) -> str:
-    """Rows of dicts as aligned columns; column order from `columns` or the first row."""
+def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
+                 width: int | None = None) -> str:
+    """Rows of dicts as aligned columns; column order from `columns` or the first row.
+
+    With `width`, a table wider than that narrows its widest columns and wraps their cells
+    onto more lines, so no line is wider (unless the columns cannot shrink that far).
+    """
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
     text = [[cell(r.get(c)) for c in cols] for r in rows]
     widths = [max(len(c), *(len(t[i]) for t in text)) for i, c in enumerate(cols)]
-    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths, strict=True)).rstrip()
-    body = ["  ".join(v.ljust(w) for v, w in zip(t, widths, strict=True)).rstrip() for t in text]
-    return "\n".join([line, "  ".join("-" * w for w in widths), *body])
+    if width is not None:
+        widths = _narrowed(widths, width)
+    lines = [*_wrapped_row(cols, widths), "  ".join("-" * w for w in widths)]
+    for t in text:
+        lines += _wrapped_row(t, widths)
+    return "\n".join(lines)
+
+
+MIN_COLUMN = 8
+
+
+def _narrowed(widths: list[int], width: int) -> list[int]:
+    widths = list(widths)
+    while sum(widths) + 2 * (len(widths) - 1) > width:
+        widest = max(range(len(widths)), key=widths.__getitem__)
+        if widths[widest] <= MIN_COLUMN:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _wrapped_row(values: Sequence[str], widths: Sequence[int]) -> list[str]:
+    parts = [textwrap.wrap(v, w) or [""] if len(v) > w else [v]
+             for v, w in zip(values, widths, strict=True)]
+    height = max(len(p) for p in parts)
+    return ["  ".join((p[n] if n < len(p) else "").ljust(w)
+                      for p, w in zip(parts, widths, strict=True)).rstrip()
+            for n in range(height)]

@@ -9,19 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.protocol import parse_arguments
 from keel_lab.core.streaming import Assembly, CallState, StreamEvent, assemble
-from keel_lab.core.tables import format_table
-from keel_lab.providers.formats import STREAM_FORMATS, detect_stream
+from keel_lab.core.tables import format_table, printable
+from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
 from keel_lab.providers.streams import anthropic, ollama, openai_chat, openai_responses
+from keel_lab.providers.streams.common import Labelled
 from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
-from keel_lab.providers.streams.records import parse_records, read_file
+from keel_lab.providers.streams.records import iter_records, parse_records, read_file
 
-Converter = Callable[[Iterable[dict[str, Any]], Diagnostics], Iterator[StreamEvent]]
+Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
 
 CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
     openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert),
@@ -64,27 +66,61 @@ class Diagnosis:
     def table(self) -> str:
         rows = [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
                  "executable": c.executable, "error": c.error} for c in self.calls]
-        lines = [f"format: {self.format}, finish reason: {self.finish_reason}",
+        lines = [f"format: {self.format}, finish reason: {printable(self.finish_reason)}",
                  format_table(rows) if rows else "(no tool calls)"]
-        lines += [f"- {d.action} {d.quirk}"
-                  + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
-                     if d.index is not None else "") + f": {d.message}"
+        lines += [printable(f"- {d.action} {d.quirk}"
+                            + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
+                               if d.index is not None else "") + f": {d.message}")
                   for d in self.diagnostics]
         return "\n".join(lines)
 
 
 def to_events(records: Iterable[dict[str, Any]], fmt: str, diag: Diagnostics
               ) -> Iterator[StreamEvent]:
+    """The lab's events of a stream's payloads; messages name payloads as "event N" (from 0)."""
+    return _convert(((f"event {n}", r) for n, r in enumerate(records)), fmt, diag, "stream")
+
+
+def _convert(records: Labelled, fmt: str, diag: Diagnostics, source: str
+             ) -> Iterator[StreamEvent]:
     if fmt not in CONVERTERS:
         raise LabError(f"unknown format {fmt!r}; formats: {', '.join(CONVERTERS)}")
-    return CONVERTERS[fmt](records, diag)
+    return CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag)
+
+
+def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> Labelled:
+    """The payloads, checked to be of `fmt`: another format's payload is an error (a wrong
+    --format, or two streams mixed up); one of no known shape is noted and passed on."""
+    own = errors = unknown = False
+    for where, record in records:
+        error = record is not DONE and _is_error(record)
+        found = None if record is DONE or error else record_format(record)
+        if found is not None and found != fmt:
+            raise LabError(f"{where}: an {found} event in an {fmt} stream" if own else
+                           f"{where}: this is not {fmt}: it is an {found} event")
+        if found is None and record is not DONE and not error:
+            unknown = True
+            diag.note(None, None, "unknown_event", f"{where} is no {fmt} event (the first "
+                      "such payload); payloads of no known shape add nothing")
+        own, errors = own or found == fmt, errors or error
+        yield where, record
+    if unknown and not own and not errors:
+        raise LabError(f"{source}: this is not {fmt}: none of its events is one")
+
+
+def _is_error(record: dict[str, Any]) -> bool:
+    return "error" in record or record.get("type") in ("error", "response.failed")
 
 
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
     """Assemble a recorded turn with the core assembler and explain every call."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
+    return _diagnose(((f"event {n}", r) for n, r in enumerate(records)), fmt, "stream")
+
+
+def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
     diag = Diagnostics()
-    assembly = assemble(_noting_server_errors(to_events(records, fmt, diag), diag))
+    assembly = assemble(_noting_server_errors(_convert(records, fmt, diag, source), diag))
     for p in assembly.problems:  # the converter's own wording, where it noted one, comes first
         diag.note(p.index, _state(assembly, p.index).id, p.kind, p.message, "rejected")
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
@@ -136,6 +172,15 @@ def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str
 
 
 def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
-    """`diagnose` on a recorded stream file."""
-    fmt, records = read_stream(path, fmt)
-    return diagnose(records, fmt)
+    """`diagnose` on a recorded stream file, read one payload at a time (memory stays a small
+    multiple of the file's size)."""
+    records = iter_records(read_file(path), str(path))
+    seen: list[tuple[str, dict[str, Any]]] = []  # up to the first recognisable payload
+    for where, record in records:
+        seen.append((where, record))
+        if fmt != "auto" or (record is not DONE and record_format(record)):
+            break
+    if not seen:
+        raise LabError(f"{path}: no events in the file")
+    fmt = detect_stream([r for _, r in seen], str(path)) if fmt == "auto" else fmt
+    return _diagnose(chain(seen, records), fmt, str(path))

@@ -6,7 +6,7 @@ formats, conversations (histories) in two.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from keel_lab.core.errors import LabError
@@ -16,20 +16,28 @@ HISTORY_FORMATS = ("openai", "anthropic")
 DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
 
 
-def detect_stream(records: Sequence[dict[str, Any]], where: str = "stream") -> str:
+def record_format(record: dict[str, Any]) -> str | None:
+    """The stream format one payload belongs to, or None when its shape says nothing (an
+    `error` payload looks alike in several formats, and is each converter's to read)."""
+    kind = record.get("type")
+    kind = kind if isinstance(kind, str) else ""
+    if "choices" in record or record.get("object") == "chat.completion.chunk":
+        return "openai-chat"
+    if kind.startswith("response."):
+        return "openai-responses"
+    if kind.startswith(("message_", "content_block_")) or kind == "ping":
+        return "anthropic"
+    if "message" in record and "done" in record:
+        return "ollama"
+    return None
+
+
+def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> str:
     """The format of a stream, from the shape of its first recognisable payload."""
     for r in records:
-        if r is DONE:
-            continue
-        kind = str(r.get("type", ""))
-        if "choices" in r or r.get("object") == "chat.completion.chunk":
-            return "openai-chat"
-        if kind.startswith("response."):
-            return "openai-responses"
-        if kind.startswith(("message_", "content_block_")) or kind == "ping":
-            return "anthropic"
-        if "message" in r and "done" in r:
-            return "ollama"
+        found = None if r is DONE else record_format(r)
+        if found:
+            return found
     raise LabError(f"{where}: cannot tell the format (none of {', '.join(STREAM_FORMATS)}); "
                    "pass --format")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,9 +23,16 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         return {"experiment": self.name, **self.params, **self.data, "rows": self.rows}
 
-    def table(self) -> str:
+    def table(self, width: int | None = None) -> str:
+        """The title, the table and the findings; with `width` (the CLI's terminal), no line
+        is wider: the title and findings wrap, the table narrows its widest columns."""
         title = f"{self.name}: " + ", ".join(f"{k}={v}" for k, v in self.params.items())
-        return "\n".join([title, format_table(self.rows), *self.findings])
+        if width is None:
+            return "\n".join([title, format_table(self.rows), *self.findings])
+        return "\n".join([textwrap.fill(title, width, subsequent_indent="  "),
+                          format_table(self.rows, width=width),
+                          *(textwrap.fill(f, width, subsequent_indent="  ")
+                            for f in self.findings)])
 
     def __str__(self) -> str:
         return self.table()

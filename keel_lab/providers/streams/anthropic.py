@@ -3,53 +3,73 @@
 `content_block_start` with a `tool_use` block brings the call's id and name at the block's
 `index` (a text block before it takes index 0); `input_json_delta` events carry `partial_json`;
 `message_delta` brings the `stop_reason` and `message_stop` ends the turn. A `tool_use` whose
-input arrives whole in the start block (some proxies do this) is taken as it is.
+input arrives whole in the start block (some proxies do this) is taken as it is. A second
+`content_block_start` at an index that holds a call, or a call fragment after the stop reason or
+`message_stop`, makes that call one the lab never runs.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.streams.common import WireCall, closing, whole_index
+from keel_lab.providers.formats import DONE
+from keel_lab.providers.streams.common import (
+    Fields,
+    Labelled,
+    WireCall,
+    closing,
+    late,
+    preview,
+)
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
-def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[StreamEvent]:
+def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     stop_reason: str | None = None
+    ended: str | None = None
     finished = False
-    for n, r in enumerate(records):
-        kind = r.get("type")
+    for where, record in records:
+        if record is DONE:
+            ended = ended or "data: [DONE]"
+            continue
+        r = Fields(record, where)
+        kind = r.text("type")
+        index: int | None = None
         if kind == "content_block_start":
-            block, index = r.get("content_block") or {}, _index(r, n)
-            if block.get("type") == "tool_use":
-                start = block.get("input") or {}
-                text = json.dumps(start, ensure_ascii=False) if start else ""
-                calls[index] = WireCall(block.get("id"), block.get("name") or "", text)
-                yield ToolCallDelta(index, block.get("id"), block.get("name"), text or None)
+            block, at = r.obj("content_block"), r.required_index("index")
+            if block.text("type") == "tool_use":
+                index = at
+                call = WireCall(block.text("id"), block.text("name") or "")
+                call.add(block.arguments("input") if block.obj("input").value else None)
+                if index in calls:
+                    call.late = (f"a second content_block_start at index {index} ({where}) "
+                                 "replaced a call: which one is meant is unknown, neither is run")
+                calls[index] = call
+                yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
         elif kind == "content_block_delta":
-            delta, index = r.get("delta") or {}, _index(r, n)
-            if delta.get("type") == "text_delta" and delta.get("text"):
-                yield TextDelta(delta["text"])
-            elif delta.get("type") == "input_json_delta" and delta.get("partial_json"):
+            delta, at = r.obj("delta"), r.required_index("index")
+            kind = delta.text("type")
+            if kind == "text_delta" and delta.text("text") and not ended:
+                yield TextDelta(delta.value["text"])
+            elif kind == "input_json_delta" and delta.text("partial_json"):
+                index = at
                 if index not in calls:
-                    raise LabError(f"event {n}: input_json_delta for block {index}, which is "
+                    raise LabError(f"{where}: input_json_delta for block {index}, which is "
                                    "not a tool_use block")
-                calls[index].arguments += delta["partial_json"]
-                yield ToolCallDelta(index, arguments_delta=delta["partial_json"])
+                calls[index].add(delta.value["partial_json"])
+                yield ToolCallDelta(index, arguments_delta=delta.value["partial_json"])
         elif kind == "message_delta":
-            stop_reason = (r.get("delta") or {}).get("stop_reason") or stop_reason
-        elif kind == "message_stop":
-            finished = True
+            reason = r.obj("delta").text("stop_reason")
+            if reason and ended is None:
+                stop_reason, ended = reason, f"the stop reason {reason!r}"
+        elif kind == "message_stop" and ended != "data: [DONE]":
+            finished, ended = True, ended or "message_stop"
         elif kind == "error":
-            raise ConnectionError(f"the server sent an error: {r.get('error')}")
+            raise ConnectionError(f"the server sent an error: {preview(record.get('error'))}")
+        if index is not None and ended:
+            calls[index].late = late(where, ended)
     yield from closing(calls, (stop_reason or "end_turn") if finished else None, diag,
                        "message_stop")
-
-
-def _index(record: dict[str, Any], n: int) -> int:
-    return whole_index(record.get("index"), "content block index", f"event {n}")

@@ -17,18 +17,17 @@ tolerated when the call can still be known exactly, rejected - never run - when 
 - arguments carrying U+FFFD (a UTF-8 character split and each half encoded): rejected.
 - two calls with one id: the turn is refused (which result would belong to which call?).
 - no finish reason (a cut-off stream): nothing is closed, so nothing runs.
+- a call fragment after the finish reason or after `data: [DONE]`: the turn was over; that
+  call is never run (the SDK stops reading at `[DONE]`; the lab reports what came after it).
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
-from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.formats import DONE
-from keel_lab.providers.streams.common import WireCall, closing, whole_index
+from keel_lab.providers.streams.common import Fields, Labelled, WireCall, closing, late, preview
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
@@ -44,18 +43,20 @@ class _Normaliser:
         self.calls[index] = WireCall()
         return index
 
-    def place(self, raw: Any, call_id: str | None, name: str | None, where: str) -> int:
+    def place(self, entry: Fields, call_id: str | None, name: str | None) -> int:
         """The lab's index for one tool-call entry of a chunk."""
+        text = entry.raw("index")
+        if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 9:
+            self.diag.note(None, call_id, "index_string", f"index sent as the string {text!r}")
+            raw: int | None = int(text)
+        else:
+            raw = entry.index("index")
         if raw is None:
             index = self._unindexed(call_id)
             self.diag.note(index, call_id, "index_missing",
                            "tool call without an index: placed by its id, or as the "
                            "continuation of the previous call")
             return index
-        if isinstance(raw, str) and raw.isdigit():
-            self.diag.note(None, call_id, "index_string", f"index sent as the string {raw!r}")
-            raw = int(raw)
-        raw = whole_index(raw, "tool call index", where)
         if raw not in self.slot:
             if not self.slot and raw > 0:
                 self.diag.note(None, call_id, "sparse_index",
@@ -81,7 +82,7 @@ class _Normaliser:
         return self.last
 
     def delta(self, index: int, call_id: str | None, name: str | None,
-              arguments: Any) -> ToolCallDelta:
+              arguments: str | None) -> ToolCallDelta:
         call = self.calls[index]
         self.last = index
         if call_id and call.id and call_id != call.id:
@@ -98,37 +99,44 @@ class _Normaliser:
             name = None
         if name:
             call.name += name
-        if isinstance(arguments, dict):
-            self.diag.note(index, call.id, "arguments_object",
-                           "arguments arrived as a JSON object, not a string; serialised")
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        elif arguments is not None and not isinstance(arguments, str):
-            raise LabError(f"call at index {index}: arguments must be a string, got "
-                           f"{type(arguments).__name__}")
-        if arguments:
-            call.arguments += arguments
+        call.add(arguments)
         return ToolCallDelta(index, call_id, name, arguments or None)
 
 
-def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[StreamEvent]:
+def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     norm = _Normaliser(diag)
     finish: str | None = None
-    for n, record in enumerate(records):
+    ended: str | None = None  # what ended the turn: the finish reason, or [DONE]
+    for where, record in records:
         if record is DONE:
+            ended = "data: [DONE]"
             continue
+        r = Fields(record, where)
         if "error" in record:
-            raise ConnectionError(f"the server sent an error: {record['error']}")
-        for choice in record.get("choices") or []:
-            if choice.get("index", 0) != 0:
+            raise ConnectionError(f"the server sent an error: {preview(record['error'])}")
+        for choice in r.objs("choices"):
+            if choice.index("index") not in (None, 0):
                 continue  # the lab follows the first choice
-            delta = choice.get("delta") or {}
-            if delta.get("content"):
-                yield TextDelta(delta["content"])
-            for entry in delta.get("tool_calls") or []:
-                fn = entry.get("function") or {}
-                call_id = entry.get("id") or None
-                name = fn.get("name") or None
-                index = norm.place(entry.get("index"), call_id, name, f"chunk {n}")
-                yield norm.delta(index, call_id, name, fn.get("arguments"))
-            finish = choice.get("finish_reason") or finish
+            delta = choice.obj("delta")
+            content = delta.text("content")
+            if content and ended:
+                diag.note(None, None, "text_after_end", f"text arrived after {ended} "
+                          f"({where}); it is not part of the turn")
+            elif content:
+                yield TextDelta(content)
+            for entry in delta.objs("tool_calls"):
+                fn = entry.obj("function")
+                call_id = entry.text("id") or None
+                name = fn.text("name") or None
+                arguments = fn.raw("arguments")
+                index = norm.place(entry, call_id, name)
+                if isinstance(arguments, dict):
+                    diag.note(index, call_id, "arguments_object",
+                              "arguments arrived as a JSON object, not a string; serialised")
+                yield norm.delta(index, call_id, name, fn.arguments("arguments"))
+                if ended:
+                    norm.calls[index].late = late(where, ended)
+            reason = choice.text("finish_reason")
+            if reason and ended is None:
+                finish, ended = reason, f"the finish reason {reason!r}"
     yield from closing(norm.calls, finish, diag, "a finish reason")

@@ -4,65 +4,78 @@ A function call is an output item: `response.output_item.added` brings its `call
 `function_call_output` must answer; the item's own `id` is different) and its name;
 `response.function_call_arguments.delta` events add argument text by `output_index`;
 `response.completed` (or `incomplete`) finishes the turn. A reasoning item may take output index
-0, so the first call can sit at index 1: indexes are keys here too.
+0, so the first call can sit at index 1: indexes are keys here too. A second
+`output_item.added` at an index that holds a call, or a call fragment after the turn's end, makes
+that call one the lab never runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.streams.common import WireCall, closing, whole_index
+from keel_lab.providers.formats import DONE
+from keel_lab.providers.streams.common import Fields, Labelled, WireCall, closing, late, preview
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
-def convert(records: Iterable[dict[str, Any]], diag: Diagnostics) -> Iterator[StreamEvent]:
+def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     by_item: dict[str, int] = {}
     finish: str | None = None
-    for n, r in enumerate(records):
-        kind = r.get("type", "")
-        if kind == "response.output_item.added" and (r.get("item") or {}).get("type") == \
+    ended: str | None = None
+    for where, record in records:
+        if record is DONE:
+            ended = ended or "data: [DONE]"
+            continue
+        r = Fields(record, where)
+        kind = r.text("type") or ""
+        index: int | None = None
+        if kind == "response.output_item.added" and r.obj("item").text("type") == \
                 "function_call":
-            item, index = r["item"], _index(r, f"event {n}")
-            call = calls[index] = WireCall(item.get("call_id"), item.get("name") or "",
-                                           item.get("arguments") or "")
-            if item.get("id"):
-                by_item[item["id"]] = index
+            item, index = r.obj("item"), r.required_index("output_index")
+            call = WireCall(item.text("call_id"), item.text("name") or "")
+            call.add(item.text("arguments"))
+            if index in calls:
+                call.late = (f"a second output_item.added at output index {index} ({where}) "
+                             "replaced a call: which one is meant is unknown, neither is run")
+            calls[index] = call
+            if item.text("id"):
+                by_item[item.value["id"]] = index
             yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
         elif kind == "response.function_call_arguments.delta":
-            index = _locate(r, by_item, n)
-            if index not in calls:
-                raise LabError(f"event {n}: arguments for output index {index} before its "
-                               "output_item.added")
-            calls[index].arguments += r.get("delta") or ""
-            yield ToolCallDelta(index, arguments_delta=r.get("delta") or None)
+            index = _locate(r, by_item, calls)
+            fragment = r.text("delta")
+            calls[index].add(fragment)
+            yield ToolCallDelta(index, arguments_delta=fragment or None)
         elif kind == "response.function_call_arguments.done":
-            index = _locate(r, by_item, n)
-            done = r.get("arguments") or ""
-            if index in calls and not calls[index].arguments and done:
-                calls[index].arguments = done  # a server that sends only the final text
+            index = _locate(r, by_item, calls)
+            done = r.text("arguments") or ""
+            if not calls[index].parts and done:
+                calls[index].add(done)  # a server that sends only the final text
                 yield ToolCallDelta(index, arguments_delta=done)
-            elif index in calls and done != calls[index].arguments:
+            elif done != calls[index].arguments:
                 diag.note(index, calls[index].id, "arguments_mismatch",
                           "the final arguments differ from the streamed deltas; the "
                           "streamed text is kept", "tolerated")
-        elif kind == "response.output_text.delta" and r.get("delta"):
-            yield TextDelta(r["delta"])
-        elif kind in ("response.completed", "response.incomplete"):
-            finish = (r.get("response") or {}).get("status") or kind.split(".")[1]
+        elif kind == "response.output_text.delta" and r.text("delta") and not ended:
+            yield TextDelta(r.value["delta"])
+        elif kind in ("response.completed", "response.incomplete") and ended is None:
+            finish = r.obj("response").text("status") or kind.split(".")[1]
+            ended = kind
         elif kind in ("response.failed", "error"):
-            raise ConnectionError(f"the server reported {kind}: {r.get('error') or r}")
+            raise ConnectionError(f"the server reported {kind}: {preview(record.get('error'))}")
+        if index is not None and ended:
+            calls[index].late = late(where, ended)
     yield from closing(calls, finish, diag, "response.completed")
 
 
-def _locate(record: dict[str, Any], by_item: dict[str, int], n: int) -> int:
+def _locate(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> int:
     """A call's index by its item id, or by the output index when the id is unknown."""
-    index = by_item.get(record.get("item_id") or "")
-    return _index(record, f"event {n}") if index is None else index
-
-
-def _index(record: dict[str, Any], where: str) -> int:
-    return whole_index(record.get("output_index"), "output_index", where)
+    index = by_item.get(r.text("item_id") or "")
+    index = r.required_index("output_index") if index is None else index
+    if index not in calls:
+        raise LabError(f"{r.where}: arguments for output index {index}, which holds no "
+                       "function_call item (its output_item.added is missing)")
+    return index

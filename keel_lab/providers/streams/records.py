@@ -1,12 +1,17 @@
 """Reading a recorded stream: raw SSE text or JSON lines, into a list of JSON payloads.
 
-Everything read here is untrusted: it is parsed as JSON only, bounded in size, and any problem
-raises `LabError` with the line it was found on.
+Everything read here is untrusted: it is read in bounded chunks (a FIFO or `/dev/zero` has no
+size to trust), parsed as strict JSON only, and any problem raises `LabError` naming the line.
+Strict means: no duplicate keys (parsers disagree on which value wins, so the lab refuses
+rather than guess), no `NaN`/`Infinity`, no number too large for a float or too long for an
+int, no nesting deeper than Python can walk, no lone surrogate (it is not Unicode text).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,19 +20,33 @@ from keel_lab.core.errors import LabError
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
+CHUNK = 1024 * 1024
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """At most MAX_BYTES of a file of any kind, read in chunks; more is refused."""
+    p = Path(path)
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        with p.open("rb") as f:
+            while size <= MAX_BYTES:
+                chunk = f.read(min(CHUNK, MAX_BYTES + 1 - size))
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                size += len(chunk)
+    except OSError as exc:
+        raise LabError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+    if size > MAX_BYTES:
+        raise LabError(f"{p}: more than {MAX_BYTES // (1024 * 1024)} MiB, too large for one "
+                       "streamed turn (keel-lab stops reading there)")
+    return b"".join(chunks)
 
 
 def read_file(path: str | Path) -> str:
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            raise LabError(f"{p}: {size / 1e6:.1f} MB is too large for one streamed turn "
-                           f"(keel-lab reads at most {MAX_BYTES // (1024 * 1024)} MiB)")
-        raw = p.read_bytes()
-    except OSError as exc:
-        raise LabError(f"{p}: cannot read ({exc.strerror})") from exc
-    return decode(raw, str(p))
+    return decode(read_bytes(path), str(path))
 
 
 def decode(raw: bytes, where: str) -> str:
@@ -40,8 +59,24 @@ def decode(raw: bytes, where: str) -> str:
         raise LabError(f"{where}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
 
 
+def lines(text: str) -> Iterator[tuple[int, str]]:
+    """(number from 1, line) split at CRLF, LF or CR only, as SSE and JSON lines define lines
+    (`str.splitlines` would also split inside a JSON string at U+2028)."""
+    number, start, end = 0, 0, len(text)
+    lf = cr = -1  # the next LF and CR at or after `start` (`end` when there is none)
+    while start < end:
+        if lf < start:
+            lf = text.find("\n", start) % (end + 1)
+        if cr < start:
+            cr = text.find("\r", start) % (end + 1)
+        stop = min(lf, cr)
+        number += 1
+        yield number, text[start:stop]
+        start = stop + (2 if text.startswith("\r\n", stop) else 1)
+
+
 def is_sse(text: str) -> bool:
-    for line in text.splitlines():
+    for _, line in lines(text):
         if line.strip():
             return line.startswith(("data:", "event:", ":", "id:", "retry:"))
     return False
@@ -56,7 +91,7 @@ def sse_events(text: str) -> Iterator[tuple[str, str, int]]:
     """
     name, start = "", 0
     data: list[str] = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in lines(text):
         if not line:
             if data:
                 yield name or "message", "\n".join(data), start
@@ -73,24 +108,90 @@ def sse_events(text: str) -> Iterator[tuple[str, str, int]]:
             data.append(value)
 
 
-def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
-    """JSON payloads of a stream given as SSE text or as one JSON object per line."""
-    records: list[dict[str, Any]] = []
+def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[str, Any]]]:
+    """("line N", payload) for each payload of a stream, parsed one at a time."""
     if is_sse(text):
         items: Iterator[tuple[str, int]] = ((d, n) for _, d, n in sse_events(text))
     else:
-        items = ((line, n) for n, line in enumerate(text.splitlines(), 1) if line.strip())
+        items = ((line, n) for n, line in lines(text) if line.strip())
     for payload, number in items:
+        at = f"{where}, line {number}"
         if payload.strip() == "[DONE]":
-            records.append(DONE)
+            yield at, DONE
             continue
-        try:
-            value = json.loads(payload)
-        except json.JSONDecodeError as exc:
-            raise LabError(f"{where}, line {number}: not JSON: {exc.msg} (char {exc.pos})"
-                           ) from exc
+        value = load_json(payload, at)
         if not isinstance(value, dict):
-            raise LabError(f"{where}, line {number}: expected a JSON object, got "
-                           f"{type(value).__name__}")
-        records.append(value)
-    return records
+            raise LabError(f"{at}: expected a JSON object, got {type(value).__name__}")
+        yield at, value
+
+
+def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
+    """JSON payloads of a stream given as SSE text or as one JSON object per line."""
+    return [record for _, record in iter_records(text, where)]
+
+
+def load_json(text: str, where: str) -> Any:
+    """Strict JSON (see the module's note), or a `LabError` naming `where` and the fault."""
+    try:
+        value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant,
+                           parse_float=_finite)
+    except json.JSONDecodeError as exc:
+        raise LabError(f"{where}: not JSON: {exc.msg} (char {exc.pos})") from exc
+    except RecursionError:
+        raise LabError(f"{where}: JSON nested too deeply to read") from None
+    except _Refused as exc:
+        raise LabError(f"{where}: {exc}") from None
+    except ValueError as exc:  # an int literal longer than Python converts (4300 digits)
+        raise LabError(f"{where}: a number too long to read ({exc})") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_lone_surrogates(value, where)
+    return value
+
+
+class _Refused(ValueError):
+    """Raised by the JSON hooks; turned into a LabError with the line."""
+
+
+def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Refused(f"duplicate key {key!r} in one object: JSON parsers disagree "
+                               "on which value wins, so keel-lab refuses it")
+            seen.add(key)
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON (only finite numbers are)")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text[:20]} is out of range for a float")
+    return value
+
+
+def _refuse_lone_surrogates(value: Any, where: str) -> None:
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key, f"{path}.{key}" if path else key, where)
+                stack.append((f"{path}.{key}" if path else key, child))
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
+        elif isinstance(item, str):
+            _check_text(item, path, where)
+
+
+def _check_text(text: str, path: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LabError(f"{where}: field {path or '(top)'!r} holds a lone surrogate escape "
+                       "(\\ud800-\\udfff without its pair): not Unicode text") from None
