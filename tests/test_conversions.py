@@ -103,3 +103,68 @@ def test_langchain_keeps_bad_json_as_invalid_tool_calls():
     assert ai.tool_calls == [] and ai.invalid_tool_calls[0]["args"] == '{"a": '
     back = from_langchain(to_langchain(history))
     assert back == history and validate_history(back) == []
+
+
+def test_openai_reader_refuses_anthropic_blocks_instead_of_skipping_them():
+    from keel_lab.providers.openai_messages import from_openai
+    with pytest.raises(LabError, match=r"messages\[1\]\.content\[0\]: a 'tool_use' block is "
+                                       r"Anthropic's format"):
+        from_openai([Q, use(1, "toolu_a")])
+    with pytest.raises(LabError, match=r"messages\[0\]\.content\[0\]: expected a content part "
+                                       r"with 'type' one of text, .* got 'video'"):
+        from_openai([{"role": "user", "content": [{"type": "video"}]}])
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ({"role": "assistant", "tool_calls": "call"}, r"\.tool_calls: expected a list"),
+    ({"role": "assistant", "tool_calls": [{"id": 7, "function": {"name": "f", "arguments": ""}}]},
+     r"has no 'id' \(expected a non-empty string, got 7\)"),
+    ({"role": "assistant", "tool_calls": [{"id": "c", "type": "custom", "function": {}}]},
+     r"\.type: expected 'function', got 'custom'"),
+    ({"role": "user", "content": [{"type": "text", "text": 5}]}, r"\.content\[0\]\.text: expected"),
+    ({"role": "tool", "tool_call_id": "c", "name": ["f"], "content": ""}, r"\.name: expected"),
+    ({"role": "tool", "tool_call_id": 10**5000, "content": ""}, "got a huge integer"),
+])
+def test_openai_reader_names_the_field_and_what_was_expected(message, expected):
+    from keel_lab.providers.openai_messages import from_openai
+    with pytest.raises(LabError, match=expected):
+        from_openai([message])
+
+
+@pytest.mark.parametrize(("message", "expected"), [
+    ({"role": "tool", "tool_call_id": "t", "content": "x"}, r"messages\.0: role 'tool' is OpenAI"),
+    ({"role": "assistant", "content": "", "tool_calls": []}, r"messages\.0\.tool_calls: OpenAI"),
+    ({"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f",
+                                        "input": "{}"}]},
+     r"messages\.0\.content\.0\.input: a tool_use block needs an object, got str"),
+    ({"role": "assistant", "content": [{"type": "tool_use", "id": 3, "name": "f", "input": {}}]},
+     r"messages\.0\.content\.0\.id: a tool_use block needs a non-empty string, got 3"),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": 5}]},
+     r"messages\.0\.content\.0\.content: expected a string or a list of blocks, got int"),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                   "content": [{"type": "tool_result", "tool_use_id": "u"}]}]},
+     r"messages\.0\.content\.0\.content\.0: a tool_result holds text or images"),
+    ({"role": "user", "content": [{"type": "image_url", "image_url": {}}]},
+     r"messages\.0\.content\.0: a 'image_url' part is OpenAI chat's"),
+    ({"role": "user", "content": [{"text": "no type"}]}, r"a string 'type'"),
+])
+def test_anthropic_reader_names_the_field_and_what_was_expected(message, expected):
+    for read in (from_anthropic, validate_anthropic):
+        with pytest.raises(LabError, match=expected):
+            read([message])
+
+
+def test_anthropic_blocks_in_the_wrong_message_are_problems():
+    stray = {"role": "user", "content": [{"type": "tool_use", "id": "t", "name": "f",
+                                          "input": {}}]}
+    [p] = validate_anthropic([stray])
+    assert (p.kind, p.ids, p.position) == ("misplaced_block", ("t",), 0)
+    assert p.message.startswith("messages.0.content.0: a `tool_use` block cannot appear in a "
+                                "user message")
+
+
+def test_anthropic_input_that_is_not_json_is_refused_from_python():
+    nan = {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "f",
+                                             "input": {"x": float("nan")}}]}
+    with pytest.raises(LabError, match=r"messages\.0\.content\.0\.input: not a JSON object"):
+        from_anthropic([nan])

@@ -53,3 +53,16 @@ def test_duplicate_call_ids_across_turns():
     assert [(p.kind, p.ids) for p in problems] == [("duplicate_id", ("a",))]
     assert "messages[3].tool_calls[0]" in problems[0].message
     assert "messages[1]" in problems[0].message
+
+
+def test_provider_dicts_are_refused_not_skipped():
+    import pytest
+
+    from keel_lab import LabError
+    dicts = [{"role": "user", "content": "q"},
+             {"role": "assistant", "tool_calls": [{"id": "a", "type": "function",
+                                                   "function": {"name": "f", "arguments": ""}}]}]
+    with pytest.raises(LabError, match=r"messages\[0\]: a dict, not a lab message; .*from_openai"):
+        validate_history(dicts)
+    with pytest.raises(LabError, match=r"messages\[1\]: expected a lab message .* got str"):
+        validate_history([Q, "assistant"])

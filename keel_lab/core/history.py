@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from keel_lab.core.messages import AssistantMessage, Message, ToolMessage
+from keel_lab.core.errors import LabError
+from keel_lab.core.messages import MESSAGE_TYPES, AssistantMessage, Message, ToolMessage
 
 MISSING_RESULTS = (
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
@@ -24,13 +25,18 @@ ORPHAN_RESULT = (  # the provider's own spelling of "preceding"
 @dataclass(frozen=True, slots=True)
 class HistoryProblem:
     kind: str  # missing_results | orphan_result | duplicate_result | duplicate_id
+    #            | misplaced_block (Anthropic only)
     message: str
     ids: tuple[str, ...]
     position: int  # index of the message where the problem shows
 
 
 def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
-    """Every problem in the history, in order; an empty list means a provider would accept it."""
+    """Every problem in the history, in order; an empty list means a provider would accept it.
+
+    Only the lab's messages are read: anything else (a provider's dict, say) raises `LabError`
+    rather than being skipped, which would call a history valid that was never checked.
+    """
     problems: list[HistoryProblem] = []
     first_seen: dict[str, int] = {}
     pending: list[str] = []  # calls of the last assistant message still without a result
@@ -48,6 +54,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
         pending.clear()
 
     for pos, m in enumerate(messages):
+        _check(m, pos)
         if isinstance(m, ToolMessage):
             if m.tool_call_id in pending:
                 pending.remove(m.tool_call_id)
@@ -73,3 +80,14 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                 pending.append(call.id)  # still owed its one result
     close()
     return problems
+
+
+def _check(m: object, pos: int) -> None:
+    where = f"messages[{pos}]"
+    if isinstance(m, dict):
+        raise LabError(f"{where}: a dict, not a lab message; convert OpenAI chat dicts with "
+                       "keel_lab.from_openai(messages) first, or check Anthropic ones with "
+                       "keel_lab.providers.anthropic_messages.validate_anthropic(messages)")
+    if not isinstance(m, MESSAGE_TYPES):
+        raise LabError(f"{where}: expected a lab message (keel_lab.core.messages), got "
+                       f"{type(m).__name__}")

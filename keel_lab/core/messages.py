@@ -36,3 +36,4 @@ class ToolMessage:
 
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)  # for isinstance

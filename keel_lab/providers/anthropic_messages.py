@@ -20,6 +20,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall, parse_arguments
+from keel_lab.providers.fields import shown
 
 MISSING = ("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately "
            "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
@@ -28,6 +29,8 @@ ORPHAN = ("messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_res
           "{id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
           "previous message.")
 DUPLICATE = "messages.{n}.content.{k}: `tool_use` ids must be unique"
+MISPLACED = ("messages.{n}.content.{k}: a `{kind}` block cannot appear in a {role} message "
+             "(the lab's check)")
 
 
 def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
@@ -65,83 +68,151 @@ def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
 
 def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = None
                    ) -> list[Message]:
-    """Lab messages from Anthropic messages; each `tool_result` block becomes a tool message."""
+    """Lab messages from Anthropic messages; each `tool_result` block becomes a tool message.
+    A malformed message raises `LabError` naming the message, the block and the field."""
     out: list[Message] = [SystemMessage(system)] if system else []
     names: dict[str, str] = {}
     for n, m in enumerate(messages):
-        role, content = m.get("role") if isinstance(m, Mapping) else None, _blocks(m, n)
+        role, content = _message(m, n)
+        text = "".join(b["text"] for b in content if b["type"] == "text")
         if role == "assistant":
             calls = []
             for k, b in enumerate(content):
-                if b.get("type") == "tool_use":
-                    if not b.get("id") or not b.get("name"):
-                        raise LabError(f"messages.{n}.content.{k}: a tool_use block needs an "
-                                       "id and a name")
+                if b["type"] == "tool_use":
                     names[b["id"]] = b["name"]
-                    calls.append(ToolCall(b["id"], b["name"], json.dumps(b.get("input", {}))))
-            text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+                    calls.append(ToolCall(b["id"], b["name"],
+                                          _dumps(b["input"], f"messages.{n}.content.{k}.input")))
             out.append(AssistantMessage(text, tuple(calls)))
-        elif role == "user":
-            for b in content:
-                if b.get("type") == "tool_result":
-                    out.append(ToolMessage(str(b.get("tool_use_id", "")),
-                                           names.get(b.get("tool_use_id", ""), ""),
-                                           _result_text(b.get("content"))))
-            text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
-            if text:
-                out.append(UserMessage(text))
-        else:
-            raise LabError(f"messages.{n}: role must be 'user' or 'assistant', got {role!r}")
+            continue
+        for b in content:
+            if b["type"] == "tool_result":
+                out.append(ToolMessage(b["tool_use_id"], names.get(b["tool_use_id"], ""),
+                                       _result_text(b.get("content"))))
+        if text:
+            out.append(UserMessage(text))
     return out
 
 
-def _blocks(m: Any, n: int) -> list[dict[str, Any]]:
+OPENAI_PARTS = ("image_url", "input_audio", "file", "refusal")  # Chat Completions only
+
+
+def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
+    """The role and blocks of one message, every field the pairing rules read checked; other
+    block types (images, thinking, ...) are kept but take no part in pairing."""
+    where = f"messages.{n}"
     if not isinstance(m, Mapping):
-        raise LabError(f"messages.{n}: expected an object")
+        raise LabError(f"{where}: expected an object (a message), got {type(m).__name__}")
+    role = m.get("role")
+    if role == "tool":
+        raise LabError(f"{where}: role 'tool' is OpenAI chat's, not Anthropic's (results are "
+                       "tool_result blocks in a user message; a history cannot mix both)")
+    for field in ("tool_calls", "tool_call_id"):
+        if field in m:
+            raise LabError(f"{where}.{field}: OpenAI chat's field, not Anthropic's (calls are "
+                           "tool_use blocks; a history cannot mix both formats)")
+    if role not in ("user", "assistant"):
+        raise LabError(f"{where}: role must be 'user' or 'assistant', got {shown(role)}")
     content = m.get("content")
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list) and all(isinstance(b, Mapping) for b in content):
-        return [dict(b) for b in content]
-    raise LabError(f"messages.{n}: 'content' must be a string or a list of blocks")
+        return role, [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise LabError(f"{where}.content: expected a string or a list of blocks, got "
+                       f"{type(content).__name__}")
+    for k, b in enumerate(content):
+        _block(b, f"{where}.content.{k}")
+    return role, content
+
+
+def _block(b: Any, where: str) -> None:
+    kind = b.get("type") if isinstance(b, Mapping) else None
+    if not isinstance(kind, str):
+        raise LabError(f"{where}: expected a block object with a string 'type'")
+    if kind in OPENAI_PARTS:
+        raise LabError(f"{where}: a {kind!r} part is OpenAI chat's format, not Anthropic's")
+    if kind == "text":
+        _string(b, "text", where, empty=True)
+    elif kind == "tool_use":
+        _string(b, "id", where)
+        _string(b, "name", where)
+        if not isinstance(b.get("input"), Mapping):
+            raise LabError(f"{where}.input: a tool_use block needs an object, got "
+                           f"{type(b.get('input')).__name__}")
+    elif kind == "tool_result":
+        _string(b, "tool_use_id", where)
+        content = b.get("content")
+        if content is not None and not isinstance(content, str):
+            if not isinstance(content, list):
+                raise LabError(f"{where}.content: expected a string or a list of blocks, got "
+                               f"{type(content).__name__}")
+            for j, inner in enumerate(content):
+                if isinstance(inner, Mapping) and inner.get("type") in ("tool_use", "tool_result"):
+                    raise LabError(f"{where}.content.{j}: a tool_result holds text or images, "
+                                   f"not a {inner['type']} block")
+                _block(inner, f"{where}.content.{j}")
+        if not isinstance(b.get("is_error", False), bool):
+            raise LabError(f"{where}.is_error: expected true or false")
+
+
+def _string(b: Mapping[str, Any], field: str, where: str, empty: bool = False) -> None:
+    value = b.get(field)
+    if not isinstance(value, str) or not (value or empty):
+        raise LabError(f"{where}.{field}: a {b['type']} block needs a "
+                       f"{'' if empty else 'non-empty '}string, got {shown(value)}")
+
+
+def _dumps(value: Any, where: str) -> str:
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise LabError(f"{where}: not a JSON object ({type(exc).__name__})") from None
 
 
 def _result_text(content: Any) -> str:
     if isinstance(content, list):
-        return "".join(b.get("text", "") for b in content if isinstance(b, Mapping))
-    return "" if content is None else str(content)
+        return "".join(b["text"] for b in content if b["type"] == "text")
+    return content or ""
 
 
 def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
-    """Every pairing problem Anthropic reports for these messages, with its wording."""
+    """Every pairing problem Anthropic reports for these messages, with its wording; a
+    malformed message raises `LabError` first, so nothing is skipped unread.
+
+    A `tool_use` block outside an assistant message, or a `tool_result` outside a user
+    message, is a problem in the lab's words (kind `misplaced_block`).
+    """
+    parsed = [_message(m, n) for n, m in enumerate(messages)]
     problems: list[HistoryProblem] = []
     seen: set[str] = set()
-    for n, m in enumerate(messages):
-        content = _blocks(m, n)
-        if m.get("role") == "assistant":
+    for n, (role, content) in enumerate(parsed):
+        stray = "tool_result" if role == "assistant" else "tool_use"
+        for k, b in enumerate(content):
+            if b["type"] == stray:
+                call_id = b["id"] if stray == "tool_use" else b["tool_use_id"]
+                problems.append(HistoryProblem("misplaced_block", MISPLACED.format(
+                    n=n, k=k, kind=stray, role=role), (call_id,), n))
+        if role == "assistant":
             uses = []
             for k, b in enumerate(content):
-                if b.get("type") != "tool_use":
+                if b["type"] != "tool_use":
                     continue
-                if b.get("id") in seen:
+                if b["id"] in seen:
                     problems.append(HistoryProblem("duplicate_id", DUPLICATE.format(n=n, k=k),
-                                                   (str(b.get("id")),), n))
-                seen.add(str(b.get("id")))
-                uses.append(str(b.get("id")))
-            nxt = _blocks(messages[n + 1], n + 1) if n + 1 < len(messages) \
-                and messages[n + 1].get("role") == "user" else []
-            answered = {b.get("tool_use_id") for b in nxt if b.get("type") == "tool_result"}
+                                                   (b["id"],), n))
+                seen.add(b["id"])
+                uses.append(b["id"])
+            nxt = parsed[n + 1] if n + 1 < len(parsed) else ("", [])
+            answered = {b["tool_use_id"] for b in nxt[1]
+                        if nxt[0] == "user" and b["type"] == "tool_result"}
             missing = [u for u in uses if u not in answered]
             if missing:
                 problems.append(HistoryProblem("missing_results", MISSING.format(
                     n=n, ids=", ".join(missing)), tuple(missing), n))
-        elif m.get("role") == "user":
-            prev = messages[n - 1] if n > 0 else {}
-            uses_before = {b.get("id") for b in _blocks(prev, n - 1)
-                           if b.get("type") == "tool_use"} \
-                if prev.get("role") == "assistant" else set()
+        else:
+            prev = parsed[n - 1] if n > 0 else ("", [])
+            uses_before = {b["id"] for b in prev[1]
+                           if prev[0] == "assistant" and b["type"] == "tool_use"}
             for k, b in enumerate(content):
-                if b.get("type") == "tool_result" and b.get("tool_use_id") not in uses_before:
+                if b["type"] == "tool_result" and b["tool_use_id"] not in uses_before:
                     problems.append(HistoryProblem("orphan_result", ORPHAN.format(
-                        n=n, k=k, id=b.get("tool_use_id")), (str(b.get("tool_use_id")),), n))
+                        n=n, k=k, id=b["tool_use_id"]), (b["tool_use_id"],), n))
     return problems

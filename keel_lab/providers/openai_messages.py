@@ -14,6 +14,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
+from keel_lab.providers.fields import shown
 
 
 def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
@@ -38,12 +39,13 @@ def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
 
 
 def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
-    """Parse Chat Completions message dicts; a malformed one raises `LabError` naming it."""
+    """Parse Chat Completions message dicts; a malformed one raises `LabError` naming the
+    message, the field and what was expected. Anthropic's blocks are refused, not skipped."""
     out: list[Message] = []
     for i, d in enumerate(dicts):
         where = f"messages[{i}]"
         if not isinstance(d, Mapping):
-            raise LabError(f"{where}: expected an object, got {type(d).__name__}")
+            raise LabError(f"{where}: expected an object (a message), got {type(d).__name__}")
         role = d.get("role")
         content = _text(d.get("content"), where)
         if role in ("system", "developer"):
@@ -51,36 +53,72 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
         elif role == "user":
             out.append(UserMessage(content))
         elif role == "assistant":
-            calls = tuple(_call(c, f"{where}.tool_calls[{j}]")
-                          for j, c in enumerate(d.get("tool_calls") or []))
-            out.append(AssistantMessage(content, calls))
+            calls = d.get("tool_calls")
+            if calls is not None and not isinstance(calls, list):
+                raise LabError(f"{where}.tool_calls: expected a list of calls, got "
+                               f"{type(calls).__name__}")
+            out.append(AssistantMessage(content, tuple(
+                _call(c, f"{where}.tool_calls[{j}]") for j, c in enumerate(calls or []))))
         elif role == "tool":
             call_id = d.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
-                raise LabError(f"{where}: a tool message needs a non-empty 'tool_call_id'")
-            out.append(ToolMessage(call_id, str(d.get("name") or ""), content))
+                raise LabError(f"{where}: a tool message needs a non-empty string "
+                               f"'tool_call_id', got {shown(call_id)}")
+            name = d.get("name")
+            if name is not None and not isinstance(name, str):
+                raise LabError(f"{where}.name: expected a string, got {type(name).__name__}")
+            out.append(ToolMessage(call_id, name or "", content))
         else:
-            raise LabError(f"{where}: unknown role {role!r}")
+            raise LabError(f"{where}: unknown role {shown(role)} (expected one of system, "
+                           "developer, user, assistant, tool)")
     return out
 
 
+PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")  # Chat Completions parts
+ANTHROPIC_BLOCKS = ("tool_use", "tool_result")
+
+
 def _text(content: Any, where: str) -> str:
+    """The text of a message's content: a string, null, or a list of content parts."""
     if content is None or isinstance(content, str):
         return content or ""
-    if isinstance(content, list):  # content parts: keep the text ones
-        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
-    raise LabError(f"{where}: 'content' must be a string, a list of parts or null")
+    if not isinstance(content, list):
+        raise LabError(f"{where}.content: expected a string, a list of parts or null, got "
+                       f"{type(content).__name__}")
+    texts = []
+    for k, p in enumerate(content):
+        here = f"{where}.content[{k}]"
+        kind = p.get("type") if isinstance(p, Mapping) else None
+        if kind in ANTHROPIC_BLOCKS:
+            raise LabError(f"{here}: a {kind!r} block is Anthropic's format, not OpenAI chat "
+                           "(validate it as --format anthropic; a history cannot mix both)")
+        if kind not in PART_TYPES:
+            raise LabError(f"{here}: expected a content part with 'type' one of "
+                           f"{', '.join(PART_TYPES)}, got {shown(kind)}")
+        if kind == "text":
+            if not isinstance(p.get("text"), str):
+                raise LabError(f"{here}.text: expected a string, got "
+                               f"{type(p.get('text')).__name__}")
+            texts.append(p["text"])
+    return "".join(texts)
 
 
 def _call(c: Any, where: str) -> ToolCall:
-    fn = c.get("function") if isinstance(c, Mapping) else None
+    if not isinstance(c, Mapping):
+        raise LabError(f"{where}: expected a tool call object, got {type(c).__name__}")
+    if c.get("type", "function") != "function":
+        raise LabError(f"{where}.type: expected 'function', got {shown(c.get('type'))}")
+    fn = c.get("function")
     if not isinstance(fn, Mapping):
-        raise LabError(f"{where}: a tool call needs a 'function' object")
+        raise LabError(f"{where}.function: a tool call needs a 'function' object")
     call_id, name, args = c.get("id"), fn.get("name"), fn.get("arguments")
     if not isinstance(call_id, str) or not call_id:
-        raise LabError(f"{where}: the tool call has no 'id'")
+        raise LabError(f"{where}: the tool call has no 'id' (expected a non-empty string, "
+                       f"got {shown(call_id)})")
     if not isinstance(name, str) or not name:
-        raise LabError(f"{where} (id {call_id}): the tool call has no function name")
+        raise LabError(f"{where} (id {call_id}): the tool call has no function name "
+                       f"('function.name' must be a non-empty string, got {shown(name)})")
     if not isinstance(args, str):
-        raise LabError(f"{where} (id {call_id}): 'function.arguments' must be a JSON string")
+        raise LabError(f"{where} (id {call_id}): 'function.arguments' must be a JSON string, "
+                       f"got {type(args).__name__}")
     return ToolCall(call_id, name, args)
