@@ -7,11 +7,15 @@ ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 
 .PHONY: install lab test lint check notebooks bench clean
 
+# Never silent: pip names each package it collects; download bars only on a terminal (not in CI logs).
 $(STAMP): requirements.txt pyproject.toml
+	@echo "Installing keel-lab and the Jupyter stack into $(VENV) (about 2 minutes the first time)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -r requirements.txt -e .
+	@echo "Installing the packages of requirements.txt and keel-lab itself (editable)..."
+	$(BIN)/python -m pip install $$([ -t 1 ] || echo --progress-bar off) -r requirements.txt -e .
 	touch $(STAMP)
+	@echo "Installed: $(VENV) is ready."
 
 install: $(STAMP)
 

@@ -1,4 +1,11 @@
+import json
+
+import pytest
+
+from keel_lab import LabError, incident_tools
+from keel_lab.cli import main
 from keel_lab.course import data
+from keel_lab.course.experiments.providers import stream_names, stream_report
 
 
 def test_incidents_data_set():
@@ -13,3 +20,46 @@ def test_incidents_data_set():
 def test_every_service_with_logs_has_log_lines():
     for name, s in data.services().items():
         assert (name in data.logs()) == s["logs_available"]
+
+
+@pytest.fixture
+def empty_install(tmp_path, monkeypatch):
+    """`keel_lab/data` as an install that lost its package data; caches cleared around it."""
+    for cached in (data.load, data.incidents, data.services):
+        cached.cache_clear()
+    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    yield tmp_path
+    for cached in (data.load, data.incidents, data.services):
+        cached.cache_clear()
+
+
+def test_a_missing_data_set_is_an_incomplete_install(empty_install):
+    with pytest.raises(LabError, match=r"keel_lab/data/incidents\.json is missing .*"
+                                       r"install is incomplete"):
+        data.incidents()
+
+
+def test_incident_tools_refuse_to_build_without_their_data(empty_install):
+    """Not a toolset whose every call would end as tool_internal_error."""
+    for name in ("incidents", "services"):
+        (empty_install / f"{name}.json").write_text(json.dumps([]))
+    with pytest.raises(LabError, match=r"keel_lab/data/logs\.json is missing"):
+        incident_tools()
+
+
+def test_the_cli_says_so_with_exit_2_instead_of_a_failed_scenario(empty_install, capsys):
+    assert main(["experiments", "partial"]) == 2
+    err = capsys.readouterr().err
+    assert "keel_lab/data/incidents.json is missing" in err and "install is incomplete" in err
+
+
+def test_missing_streams_are_an_incomplete_install_too(empty_install):
+    with pytest.raises(LabError, match=r"keel_lab/data/streams/quirks is missing"):
+        stream_names("quirks")
+    with pytest.raises(LabError, match=r"keel_lab/data/streams/openai-chat/one_call\.sse is"):
+        stream_report("openai-chat/one_call.sse")
+
+
+def test_path_returns_what_exists():
+    assert data.path("streams", "quirks").is_dir()
+    assert data.path("scripts", "two_lookups.json") == data.DATA_DIR / "scripts/two_lookups.json"

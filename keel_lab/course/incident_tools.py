@@ -42,6 +42,7 @@ def search_logs(service: str, query: str = "") -> dict[str, Any]:
 
 def incident_tools() -> Toolset:
     """A fresh toolset; the write tools keep their effects in this instance only."""
+    data.require()  # a missing data set is a broken install, not a tool's internal error
     notes: dict[str, list[str]] = {}
     restarts: list[str] = []
 

@@ -10,23 +10,32 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from keel_lab.core.errors import LabError
 from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.model import Turn
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
+from keel_lab.providers.diagnosis import to_events
 from keel_lab.providers.openai_messages import from_openai, to_openai
 from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
-from keel_lab.providers.streams.openai_chat import convert
+
+
+def _sdk() -> Any:
+    """The `openai` package, an optional extra: imported only when an adapter is built."""
+    try:
+        import openai
+    except ImportError as exc:
+        raise LabError("OpenAIChatAdapter needs the official openai SDK: "
+                       "pip install 'keel-lab[openai]'") from exc
+    return openai
 
 
 class OpenAIChatAdapter:
     def __init__(self, model: str, base_url: str, api_key: str = "keel-lab",
                  timeout: float = 30.0, client: Any = None) -> None:
-        from openai import OpenAI  # loaded only when a real client is used
-
         self.model = model
-        self.client = client or OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
-                                       max_retries=0)
+        self.client = client or _sdk().OpenAI(base_url=base_url, api_key=api_key,
+                                              timeout=timeout, max_retries=0)
         self.diagnostics: list[list[Diagnostic]] = []  # one list per streamed turn
 
     @property
@@ -53,6 +62,7 @@ class OpenAIChatAdapter:
         chunks = self.client.chat.completions.create(stream=True,
                                                      **self._request(messages, tools))
         try:
-            yield from convert((chunk.to_dict() for chunk in chunks), diagnostics)
+            yield from to_events((chunk.to_dict() for chunk in chunks), "openai-chat",
+                                 diagnostics)
         finally:
             chunks.close()

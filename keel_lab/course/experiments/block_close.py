@@ -15,14 +15,13 @@ import asyncio
 import json
 import random
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from keel_lab.core import clock
 from keel_lab.core.errors import LabError
 from keel_lab.core.ids import RunIds
 from keel_lab.core.streaming import Finish, StreamAssembler, ToolCallDelta, readiness
-from keel_lab.course.data import DATA_DIR
+from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
 from keel_lab.providers.diagnosis import read_stream
 
@@ -185,7 +184,7 @@ ENDS = {"message_delta": "stop_reason {reason}: ends the turn",
 def call_boundaries(name: str) -> Report:
     """Where a recorded stream opens and closes each call, and where it ends the turn: only
     those events, numbered as on the wire. Chat Completions closes calls only with the finish."""
-    fmt, records = read_stream(Path(DATA_DIR, "streams", name))
+    fmt, records = read_stream(data.path("streams", name))
     rows: list[dict[str, Any]] = [{"event": n, "type": kind, "says": says}
             for n, record in enumerate(records, 1)
             for kind, says in [_boundary(record)] if says]

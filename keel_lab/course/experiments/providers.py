@@ -6,24 +6,24 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.course.data import DATA_DIR
+from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.experiments.streaming import chunk_rows
 from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream, to_events
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
-STREAMS = DATA_DIR / "streams"
+STREAMS = data.DATA_DIR / "streams"
 
 
 def stream_names(folder: str = "") -> list[str]:
     """Recorded streams (relative to keel_lab/data/streams), optionally of one folder."""
-    return sorted(str(p.relative_to(STREAMS)) for p in (STREAMS / folder).rglob("*.*"))
+    return sorted(str(p.relative_to(STREAMS)) for p in data.path("streams", folder).rglob("*.*"))
 
 
 def stream_report(name: str) -> Report:
     """The chunk table of a recorded stream, through its format's converter: name, arguments,
     parses?, executable? after every event - the same view as the lab's own streams."""
-    fmt, records = read_stream(STREAMS / name)
+    fmt, records = read_stream(data.path("streams", name))
     diagnosis = diagnose(records, fmt)
     rows = chunk_rows(to_events(records, fmt, Diagnostics()))
     first = next((r["chunk"] for r in rows if r["executable"]), None)
@@ -39,7 +39,7 @@ def quirks_report() -> Report:
     """Every quirk stream: what was noticed, what the policy did, how many calls may run."""
     rows, refused = [], 0
     for name in stream_names("quirks"):
-        d = diagnose_file(STREAMS / name)
+        d = diagnose_file(data.path("streams", name))
         noticed = sorted({f"{x.quirk} ({x.action})" for x in d.diagnostics})
         may_run = sum(c.executable for c in d.calls)
         refused += may_run < len(d.calls)
@@ -53,7 +53,7 @@ def quirks_report() -> Report:
 def response_items(name: str) -> list[dict[str, Any]]:
     """The `output` items of a recorded Responses stream, as its `response.output_item.done`
     events gave them, in `output_index` order."""
-    fmt, records = read_stream(STREAMS / name)
+    fmt, records = read_stream(data.path("streams", name))
     if fmt != "openai-responses":
         raise LabError(f"{name} is a {fmt} stream, not a Responses stream")
     done = [r for r in records if isinstance(r, dict) and r.get("type") ==
