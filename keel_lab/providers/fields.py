@@ -1,12 +1,20 @@
-"""How an untrusted field's value is named in an error line: short, one line, always printable.
+"""Untrusted JSON from a provider: reading a payload field by field with the type each must
+have, and naming a value in an error line - short, one line, always printable.
 
 `repr` of a hostile value can itself fail (an integer past Python's digit limit, a list nested
-100,000 deep), so only scalars are shown and everything else by its type.
+100,000 deep): `shown` names only scalars and everything else by its type; `preview` bounds a
+repr's length and depth (for a server's error object).
 """
 
 from __future__ import annotations
 
+import json
+import reprlib
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from keel_lab.core.errors import LabError
 
 
 def shown(value: Any) -> str:
@@ -17,3 +25,110 @@ def shown(value: Any) -> str:
     if isinstance(value, int):
         return repr(value) if abs(value) < 10**40 else "a huge integer"
     return f"a {type(value).__name__}"
+
+
+MAX_INDEX = 2**31 - 1  # indexes are keys; anything larger is no position a server sends
+
+_JSON_TYPE = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
+              int: "a number", float: "a number", type(None): "null"}
+
+
+class _Preview(reprlib.Repr):
+    def repr_int(self, x: int, level: int) -> str:  # repr() of a 5,000-digit int raises
+        return shown(x)
+
+
+_PREVIEW = _Preview()
+_PREVIEW.maxstring = _PREVIEW.maxother = 120
+
+
+def preview(value: Any) -> str:
+    """A short repr of a value from the file, for messages (bounded in length and depth)."""
+    return _PREVIEW.repr(value)
+
+
+def json_type(value: Any) -> str:
+    return _JSON_TYPE.get(type(value), type(value).__name__)
+
+
+@dataclass(frozen=True)
+class Fields:
+    """One JSON object of a payload, read field by field with the type each must have.
+
+    A field that is absent or null reads as None (servers send `"id": null` on continuation
+    chunks); any other type than the one expected is a `LabError`.
+    """
+
+    value: Mapping[str, Any]
+    where: str  # the event: "stream.sse, line 7"
+    path: str = ""  # this object's place in the payload: "choices[0].delta"
+
+    def _at(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def _wrong(self, key: str, expected: str) -> LabError:
+        got = json_type(self.value[key])
+        return LabError(f"{self.where}: field {self._at(key)!r} must be {expected}, got {got}")
+
+    def raw(self, key: str) -> Any:
+        return self.value.get(key)
+
+    def text(self, key: str) -> str | None:
+        value = self.value.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        raise self._wrong(key, "a string")
+
+    def flag(self, key: str) -> bool | None:
+        value = self.value.get(key)
+        if value is None or isinstance(value, bool):
+            return value
+        raise self._wrong(key, "true or false")
+
+    def index(self, key: str) -> int | None:
+        """A whole number 0..MAX_INDEX (bools and floats are not)."""
+        value = self.value.get(key)
+        if value is None or (type(value) is int and 0 <= value <= MAX_INDEX):
+            return value
+        raise self._wrong(key, f"a whole number 0..{MAX_INDEX}")
+
+    def required_index(self, key: str) -> int:
+        value = self.index(key)
+        if value is None:
+            raise LabError(f"{self.where}: field {self._at(key)!r} is missing (a whole number "
+                           f"0..{MAX_INDEX} is expected)")
+        return value
+
+    def obj(self, key: str) -> Fields:
+        value = self.value.get(key)
+        if value is None:
+            value = {}
+        elif not isinstance(value, dict):
+            raise self._wrong(key, "an object")
+        return Fields(value, self.where, self._at(key))
+
+    def objs(self, key: str) -> list[Fields]:
+        """A list of objects (absent or null: none)."""
+        value = self.value.get(key)
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self._wrong(key, "a list of objects")
+        for i, item in enumerate(value):
+            if not isinstance(item, dict):
+                raise LabError(f"{self.where}: field {self._at(key)}[{i}] must be an object, "
+                               f"got {json_type(item)}")
+        return [Fields(item, self.where, f"{self._at(key)}[{i}]") for i, item in enumerate(value)]
+
+    def arguments(self, key: str) -> str | None:
+        """Argument text: a string, or a JSON object serialised once (None when absent)."""
+        value = self.value.get(key)
+        if value is None or isinstance(value, str):
+            return value
+        if isinstance(value, dict):
+            try:
+                return json.dumps(value, ensure_ascii=False)
+            except RecursionError:
+                raise LabError(f"{self.where}: field {self._at(key)!r} is nested too deeply "
+                               "to serialise") from None
+        raise self._wrong(key, "a string (or an object)")

@@ -14,28 +14,18 @@ from collections.abc import Iterator
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.formats import DONE
-from keel_lab.providers.streams.common import (
-    Fields,
-    Labelled,
-    WireCall,
-    closing,
-    late,
-    preview,
-)
+from keel_lab.providers.fields import preview
+from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     stop_reason: str | None = None
-    ended: str | None = None
     finished = False
-    for where, record in records:
-        if record is DONE:
-            ended = ended or "data: [DONE]"
-            continue
-        r = Fields(record, where)
+    stream = Reading(records)
+    for r in stream:
+        where = r.where
         kind = r.text("type")
         index: int | None = None
         if kind == "content_block_start":
@@ -52,7 +42,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         elif kind == "content_block_delta":
             delta, at = r.obj("delta"), r.required_index("index")
             kind = delta.text("type")
-            if kind == "text_delta" and delta.text("text") and not ended:
+            if kind == "text_delta" and delta.text("text") and not stream.ended:
                 yield TextDelta(delta.value["text"])
             elif kind == "input_json_delta" and delta.text("partial_json"):
                 index = at
@@ -63,13 +53,14 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 yield ToolCallDelta(index, arguments_delta=delta.value["partial_json"])
         elif kind == "message_delta":
             reason = r.obj("delta").text("stop_reason")
-            if reason and ended is None:
-                stop_reason, ended = reason, f"the stop reason {reason!r}"
-        elif kind == "message_stop" and ended != "data: [DONE]":
-            finished, ended = True, ended or "message_stop"
+            if reason and stream.ended is None:
+                stop_reason, stream.ended = reason, f"the stop reason {reason!r}"
+        elif kind == "message_stop" and stream.ended != "data: [DONE]":
+            finished = True
+            stream.end("message_stop")
         elif kind == "error":
-            raise ConnectionError(f"the server sent an error: {preview(record.get('error'))}")
-        if index is not None and ended:
-            calls[index].late = late(where, ended)
+            raise ConnectionError(f"the server sent an error: {preview(r.raw('error'))}")
+        if index is not None and stream.ended:
+            calls[index].late = late(where, stream.ended)
     yield from closing(calls, (stop_reason or "end_turn") if finished else None, diag,
                        "message_stop")

@@ -8,118 +8,42 @@ names the event, the field and the type expected: the stream cannot be read as i
 
 from __future__ import annotations
 
-import json
-import reprlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import Finish, Reject, StreamEvent
+from keel_lab.providers.fields import Fields, preview
+from keel_lab.providers.formats import DONE
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 REPLACEMENT = "\ufffd"
-MAX_INDEX = 2**31 - 1  # indexes are keys; anything larger is no position a server sends
 Labelled = Iterable[tuple[str, dict[str, Any]]]  # ("line 3" or "event 2", payload)
 
-_JSON_TYPE = {dict: "an object", list: "a list", str: "a string", bool: "a boolean",
-              int: "a number", float: "a number", type(None): "null"}
 
+@dataclass
+class Reading:
+    """A converter's pass over a stream: each payload as `Fields`, and what has ended the turn
+    so far (`ended`; a call or text after it came too late). `data: [DONE]` ends it too."""
 
-_PREVIEW = reprlib.Repr()
-_PREVIEW.maxstring = _PREVIEW.maxother = 120
+    records: Labelled
+    ended: str | None = None
+    error_field: str | None = None  # a payload carrying this field is the server's error
 
+    def __iter__(self) -> Iterator[Fields]:
+        for where, record in self.records:
+            if record is DONE:
+                self.ended = self.ended or "data: [DONE]"
+                continue
+            fields = Fields(record, where)
+            if self.error_field is not None and self.error_field in record:
+                raise ConnectionError("the server sent an error: "
+                                      + preview(fields.raw(self.error_field)))
+            yield fields
 
-def preview(value: Any) -> str:
-    """A short repr of a value from the file, for messages (bounded in length and depth)."""
-    return _PREVIEW.repr(value)
-
-
-def json_type(value: Any) -> str:
-    return _JSON_TYPE.get(type(value), type(value).__name__)
-
-
-@dataclass(frozen=True)
-class Fields:
-    """One JSON object of a payload, read field by field with the type each must have.
-
-    A field that is absent or null reads as None (servers send `"id": null` on continuation
-    chunks); any other type than the one expected is a `LabError`.
-    """
-
-    value: Mapping[str, Any]
-    where: str  # the event: "stream.sse, line 7"
-    path: str = ""  # this object's place in the payload: "choices[0].delta"
-
-    def _at(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def _wrong(self, key: str, expected: str) -> LabError:
-        got = json_type(self.value[key])
-        return LabError(f"{self.where}: field {self._at(key)!r} must be {expected}, got {got}")
-
-    def raw(self, key: str) -> Any:
-        return self.value.get(key)
-
-    def text(self, key: str) -> str | None:
-        value = self.value.get(key)
-        if value is None or isinstance(value, str):
-            return value
-        raise self._wrong(key, "a string")
-
-    def flag(self, key: str) -> bool | None:
-        value = self.value.get(key)
-        if value is None or isinstance(value, bool):
-            return value
-        raise self._wrong(key, "true or false")
-
-    def index(self, key: str) -> int | None:
-        """A whole number 0..MAX_INDEX (bools and floats are not)."""
-        value = self.value.get(key)
-        if value is None or (type(value) is int and 0 <= value <= MAX_INDEX):
-            return value
-        raise self._wrong(key, f"a whole number 0..{MAX_INDEX}")
-
-    def required_index(self, key: str) -> int:
-        value = self.index(key)
-        if value is None:
-            raise LabError(f"{self.where}: field {self._at(key)!r} is missing (a whole number "
-                           f"0..{MAX_INDEX} is expected)")
-        return value
-
-    def obj(self, key: str) -> Fields:
-        value = self.value.get(key)
-        if value is None:
-            value = {}
-        elif not isinstance(value, dict):
-            raise self._wrong(key, "an object")
-        return Fields(value, self.where, self._at(key))
-
-    def objs(self, key: str) -> list[Fields]:
-        """A list of objects (absent or null: none)."""
-        value = self.value.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self._wrong(key, "a list of objects")
-        for i, item in enumerate(value):
-            if not isinstance(item, dict):
-                raise LabError(f"{self.where}: field {self._at(key)}[{i}] must be an object, "
-                               f"got {json_type(item)}")
-        return [Fields(item, self.where, f"{self._at(key)}[{i}]") for i, item in enumerate(value)]
-
-    def arguments(self, key: str) -> str | None:
-        """Argument text: a string, or a JSON object serialised once (None when absent)."""
-        value = self.value.get(key)
-        if value is None or isinstance(value, str):
-            return value
-        if isinstance(value, dict):
-            try:
-                return json.dumps(value, ensure_ascii=False)
-            except RecursionError:
-                raise LabError(f"{self.where}: field {self._at(key)!r} is nested too deeply "
-                               "to serialise") from None
-        raise self._wrong(key, "a string (or an object)")
+    def end(self, why: str) -> None:
+        """The turn ends here, unless something ended it already."""
+        self.ended = self.ended or why
 
 
 @dataclass

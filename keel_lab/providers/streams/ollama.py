@@ -12,32 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.formats import DONE
-from keel_lab.providers.streams.common import (
-    Fields,
-    Labelled,
-    WireCall,
-    closing,
-    late,
-    preview,
-)
+from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     finish: str | None = None
-    ended: str | None = None
-    for where, record in records:
-        if record is DONE:
-            ended = ended or "data: [DONE]"
-            continue
-        r = Fields(record, where)
-        if "error" in record:
-            raise ConnectionError(f"the server sent an error: {preview(record['error'])}")
+    stream = Reading(records, error_field="error")
+    for r in stream:
+        where = r.where
         message = r.obj("message")
         content = message.text("content")
-        if content and not ended:
+        if content and not stream.ended:
             yield TextDelta(content)
         for entry in message.objs("tool_calls"):
             fn = entry.obj("function")
@@ -50,10 +37,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                           f"the call came without an id; it is {call_id} from here on")
             call = calls[index] = WireCall(call_id, fn.text("name") or "")
             call.add(fn.arguments("arguments") or "{}")
-            if ended:
-                call.late = late(where, ended)
+            if stream.ended:
+                call.late = late(where, stream.ended)
             yield ToolCallDelta(index, call_id, call.name or None, call.arguments)
-        if r.flag("done") and ended is None:
+        if r.flag("done") and stream.ended is None:
             finish = r.text("done_reason") or "stop"
-            ended = 'the line with "done": true'
+            stream.ended = 'the line with "done": true'
     yield from closing(calls, finish, diag, '"done": true')

@@ -26,8 +26,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.formats import DONE
-from keel_lab.providers.streams.common import Fields, Labelled, WireCall, closing, late, preview
+from keel_lab.providers.fields import Fields
+from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
@@ -106,21 +106,16 @@ class _Normaliser:
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     norm = _Normaliser(diag)
     finish: str | None = None
-    ended: str | None = None  # what ended the turn: the finish reason, or [DONE]
-    for where, record in records:
-        if record is DONE:
-            ended = "data: [DONE]"
-            continue
-        r = Fields(record, where)
-        if "error" in record:
-            raise ConnectionError(f"the server sent an error: {preview(record['error'])}")
+    stream = Reading(records, error_field="error")
+    for r in stream:
+        where = r.where
         for choice in r.objs("choices"):
             if choice.index("index") not in (None, 0):
                 continue  # the lab follows the first choice
             delta = choice.obj("delta")
             content = delta.text("content")
-            if content and ended:
-                diag.note(None, None, "text_after_end", f"text arrived after {ended} "
+            if content and stream.ended:
+                diag.note(None, None, "text_after_end", f"text arrived after {stream.ended} "
                           f"({where}); it is not part of the turn")
             elif content:
                 yield TextDelta(content)
@@ -134,9 +129,9 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                     diag.note(index, call_id, "arguments_object",
                               "arguments arrived as a JSON object, not a string; serialised")
                 yield norm.delta(index, call_id, name, fn.arguments("arguments"))
-                if ended:
-                    norm.calls[index].late = late(where, ended)
+                if stream.ended:
+                    norm.calls[index].late = late(where, stream.ended)
             reason = choice.text("finish_reason")
-            if reason and ended is None:
-                finish, ended = reason, f"the finish reason {reason!r}"
+            if reason and stream.ended is None:
+                finish, stream.ended = reason, f"the finish reason {reason!r}"
     yield from closing(norm.calls, finish, diag, "a finish reason")

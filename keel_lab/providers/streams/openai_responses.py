@@ -15,8 +15,8 @@ from collections.abc import Iterator
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.formats import DONE
-from keel_lab.providers.streams.common import Fields, Labelled, WireCall, closing, late, preview
+from keel_lab.providers.fields import Fields, preview
+from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
@@ -24,12 +24,9 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     by_item: dict[str, int] = {}
     finish: str | None = None
-    ended: str | None = None
-    for where, record in records:
-        if record is DONE:
-            ended = ended or "data: [DONE]"
-            continue
-        r = Fields(record, where)
+    stream = Reading(records)
+    for r in stream:
+        where = r.where
         kind = r.text("type") or ""
         index: int | None = None
         if kind == "response.output_item.added" and r.obj("item").text("type") == \
@@ -59,15 +56,15 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 diag.note(index, calls[index].id, "arguments_mismatch",
                           "the final arguments differ from the streamed deltas; the "
                           "streamed text is kept", "tolerated")
-        elif kind == "response.output_text.delta" and r.text("delta") and not ended:
+        elif kind == "response.output_text.delta" and r.text("delta") and not stream.ended:
             yield TextDelta(r.value["delta"])
-        elif kind in ("response.completed", "response.incomplete") and ended is None:
+        elif kind in ("response.completed", "response.incomplete") and stream.ended is None:
             finish = r.obj("response").text("status") or kind.split(".")[1]
-            ended = kind
+            stream.ended = kind
         elif kind in ("response.failed", "error"):
-            raise ConnectionError(f"the server reported {kind}: {preview(record.get('error'))}")
-        if index is not None and ended:
-            calls[index].late = late(where, ended)
+            raise ConnectionError(f"the server reported {kind}: {preview(r.raw('error'))}")
+        if index is not None and stream.ended:
+            calls[index].late = late(where, stream.ended)
     yield from closing(calls, finish, diag, "response.completed")
 
 
