@@ -138,10 +138,10 @@ def _validate(args: argparse.Namespace) -> int:
         print(_json({"valid": not problems, "problems": [
             {"message": p.message, "ids": list(p.ids)} for p in problems]}))
     else:
-        print(f"{args.file}: {fmt} conversation, " + (
+        print(printable(f"{args.file}: {fmt} conversation, ") + (
             "valid" if not problems else f"{len(problems)} problem(s)"))
-        for p in problems:
-            print(f"- {p.message}")
+        for p in problems:  # ids come from the file: escape what a terminal would obey
+            print(f"- {printable(p.message)}")
     return 1 if problems else 0
 
 

@@ -130,3 +130,19 @@ def test_validate_unreadable(tmp_path, capsys, content, message):
     path.write_text(content)
     assert main(["validate", str(path)]) == 2
     assert message in capsys.readouterr().err
+
+
+def test_validate_escapes_terminal_sequences_from_the_file(tmp_path, capsys):
+    from keel_lab.cli import main
+
+    bad_id = "call_\x1b[31mred\x1b[0m"
+    history = [{"role": "user", "content": "q"},
+               {"role": "assistant", "content": None, "tool_calls": [
+                   {"id": bad_id, "type": "function",
+                    "function": {"name": "lookup_incident", "arguments": "{}"}}]},
+               {"role": "user", "content": "well?"}]
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps(history))
+    assert main(["validate", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[31mred" in out
