@@ -10,12 +10,12 @@ import copy
 import json
 import tempfile
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from json_fields import MARK, paths
 
 from keel_lab import LabError, OfflineAdapter, Runner, SystemMessage
 from keel_lab.course.scenarios import compare_question
@@ -38,20 +38,6 @@ KINDS = ("drop", "duplicate", "retype", "renest", "truncate", "deep", "huge_int"
          "dup_key", "nan", "cut_text")
 
 
-def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every field and item of a JSON value, as a path of keys and indexes."""
-    if isinstance(value, dict):
-        items: Iterator[tuple[Any, Any]] = iter(value.items())
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return
-    for key, child in items:
-        yield (*prefix, key)
-        yield from paths(child, (*prefix, key))
-
-
-MARK = "\u2603MARK\u2603"  # replaced in the text by raw JSON no Python value serialises to
 
 
 def mutate(history: Any, path: tuple[Any, ...], kind: str, pick: int) -> str:

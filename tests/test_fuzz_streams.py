@@ -15,13 +15,13 @@ import subprocess
 import sys
 import tempfile
 import traceback
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from json_fields import MARK, paths
 
 from keel_lab import LabError
 from keel_lab.cli import main
@@ -39,7 +39,6 @@ RAW = {"deep": DEEP, "huge_int": "9" * 5000, "nan": "NaN", "overflow": "1e400",
        "dup_key": '{"a": 1, "a": 2}', "surrogate": '"\\udc00"'}
 KINDS = ("drop", "duplicate", "retype", "renest", "truncate", "cut", "drop_event",
          "duplicate_event", "swap_events", *RAW)
-MARK = "\u2603MARK\u2603"  # replaced in the text by raw JSON no Python value serialises to
 
 
 def payloads(path: Path) -> tuple[bool, list[Any]]:
@@ -49,19 +48,6 @@ def payloads(path: Path) -> tuple[bool, list[Any]]:
     lines = [line[len("data: "):] for line in text.splitlines() if line.startswith("data: ")] \
         if sse else [line for line in text.splitlines() if line.strip()]
     return sse, [line if line == "[DONE]" else json.loads(line) for line in lines]
-
-
-def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    """Every field and item of a JSON value, as a path of keys and indexes."""
-    if isinstance(value, dict):
-        items: Iterator[tuple[Any, Any]] = iter(value.items())
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return
-    for key, child in items:
-        yield (*prefix, key)
-        yield from paths(child, (*prefix, key))
 
 
 def mutate_field(record: Any, path: tuple[Any, ...], kind: str, pick: int) -> str:
