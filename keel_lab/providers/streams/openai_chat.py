@@ -58,9 +58,6 @@ class _Normaliser:
                            "continuation of the previous call")
             return index
         if raw not in self.slot:
-            if not self.slot and raw > 0:
-                self.diag.note(None, call_id, "sparse_index",
-                               f"the first call arrived at index {raw}; indexes are keys")
             self.slot[raw] = raw if raw not in self.calls else self._new()
             self.calls.setdefault(self.slot[raw], WireCall())
             return self.slot[raw]
@@ -134,4 +131,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             reason = choice.text("finish_reason")
             if reason and stream.ended is None:
                 finish, stream.ended = reason, f"the finish reason {reason!r}"
+    if norm.slot and min(norm.slot) > 0:  # judged on the whole turn, not on arrival order
+        low = min(norm.slot)
+        diag.note(None, norm.calls[norm.slot[low]].id, "sparse_index",
+                  f"the first call is at index {low}; indexes are keys")
     yield from closing(norm.calls, finish, diag, "a finish reason")

@@ -1,0 +1,60 @@
+"""The exhaustive re-chunking sweep: every rewrite of every recorded stream, one at a time.
+
+Each argument fragment split at every character boundary, every adjacent pair of one call's
+fragments merged, every payload of a call moved before each run of other calls' payloads it
+may pass. The meaning (calls and the diagnostics' quirk and action) must stay the recording's.
+`tests/test_rechunking.py` holds the rewrites and the bounded property test; this is the sweep
+that is too slow for `make test`.
+
+Run: .venv/bin/python bench/rechunking.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
+
+from test_rechunking import STREAMS, meaning, rewrites, stream_files
+
+from keel_lab.providers.diagnosis import read_stream
+
+
+def sweep() -> tuple[Counter[str], list[str]]:
+    """How many variants of each kind were checked, and every one whose meaning changed."""
+    checked: Counter[str] = Counter()
+    changed = []
+    for name in stream_files():
+        fmt, records = read_stream(STREAMS / name)
+        expected = meaning(records, fmt)
+        for rewrite in rewrites(records, fmt):
+            checked[rewrite.kind] += 1
+            if meaning(rewrite.apply(records, fmt), fmt) != expected:
+                changed.append(f"{name}: {rewrite}")
+    return checked, changed
+
+
+def summary() -> tuple[dict[str, str], list[str]]:
+    start = time.perf_counter()
+    checked, changed = sweep()
+    took = time.perf_counter() - start
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(checked.items()))
+    return {"re-chunked variants of every recorded stream":
+            f"{sum(checked.values())} ({kinds}) in {took:.1f} s, {len(changed)} changed meaning"
+            }, changed
+
+
+def main() -> dict[str, str]:
+    return summary()[0]
+
+
+if __name__ == "__main__":
+    result, changed = summary()
+    for line in changed:
+        print("changed:", line)
+    for k, v in result.items():
+        print(f"{k}: {v}")
+    sys.exit(1 if changed else 0)
