@@ -294,6 +294,36 @@ def ollama(calls: list[tuple[str, Record]], one_record: bool = True) -> list[Rec
     return records
 
 
+# --- Gemini ---------------------------------------------------------------------------------
+
+def gemini(calls: list[tuple[str, Record]], seed: int, ids: bool = False,
+           one_event: bool = True, text: str = "") -> list[Record]:
+    """`streamGenerateContent` events: whole `functionCall` parts, `finishReason` STOP on the
+    last event; a thought signature on the first call's part only (as for parallel calls)."""
+    rng = random.Random(seed)
+    parts: list[Record] = []
+    for k, (name, args) in enumerate(calls):
+        fn: Record = {"name": name, "args": args}
+        if ids:
+            fn = {"id": call_id("", k, rng, 8).lower(), **fn}
+        part: Record = {"functionCall": fn}
+        if k == 0:
+            part["thoughtSignature"] = call_id("", k, rng, 44) + "=="
+        parts.append(part)
+    groups = [parts] if one_event else [[p] for p in parts]
+    if text:
+        groups.insert(0, [{"text": "Checking the incident first.", "thought": True},
+                          {"text": text}])
+    records: list[Record] = [{"candidates": [{"content": {"role": "model", "parts": g},
+                                              "index": 0}],
+                              "modelVersion": "gemini-2.5-flash",
+                              "responseId": f"keel-gemini-{seed}"} for g in groups]
+    records[-1]["candidates"][0]["finishReason"] = "STOP"
+    records[-1]["usageMetadata"] = {"promptTokenCount": 212, "candidatesTokenCount": 38,
+                                    "totalTokenCount": 250}
+    return records
+
+
 def main() -> None:
     files = {
         "openai-chat/one_call.sse": sse(chat_stream(chat_entries(LOOKUPS[:1], 1)), done=True),
@@ -314,6 +344,10 @@ def main() -> None:
         "ollama/one_call.jsonl": jsonl(ollama(LOOKUPS[:1])),
         "ollama/parallel_calls.jsonl": jsonl(ollama(LOOKUPS)),
         "ollama/calls_in_separate_lines.jsonl": jsonl(ollama(MIXED, one_record=False)),
+        "gemini/one_call.sse": sse(gemini(LOOKUPS[:1], 11)),
+        "gemini/parallel_calls.sse": sse(gemini(LOOKUPS, 12)),
+        "gemini/calls_in_separate_events.sse": sse(gemini(
+            MIXED, 13, ids=True, one_event=False, text="I'll check the checkout service.")),
     }
     files.update({f"quirks/{name}.{'jsonl' if text.startswith('{') else 'sse'}": text
                   for name, text in quirks().items()})

@@ -79,7 +79,9 @@ def test_a_readable_broken_history_gives_problems(tmp_path):
 
 
 def test_validate_conversation_from_python_checks_its_arguments():
-    with pytest.raises(LabError, match="unknown history format 'gemini'"):
+    with pytest.raises(LabError, match="unknown history format 'cohere'"):
+        validate_conversation(OPENAI, "cohere")
+    with pytest.raises(LabError, match=r"contents\.0\.content: not Gemini's"):
         validate_conversation(OPENAI, "gemini")
     with pytest.raises(LabError, match="expected a list of message objects"):
         validate_conversation({"messages": OPENAI}, "openai")  # type: ignore[arg-type]

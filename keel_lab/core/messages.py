@@ -3,6 +3,7 @@ call gets exactly one tool message, matched by `tool_call_id`."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from keel_lab.core.protocol import ToolCall
@@ -37,3 +38,16 @@ class ToolMessage:
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)  # for isinstance
+
+
+def system_apart(messages: Iterable[Message]) -> tuple[list[str], list[Message]]:
+    """The system texts and the rest of the conversation: Anthropic and Gemini take the system
+    prompt apart from the messages."""
+    system: list[str] = []
+    rest: list[Message] = []
+    for m in messages:
+        if isinstance(m, SystemMessage):
+            system.append(m.content)
+        else:
+            rest.append(m)
+    return system, rest

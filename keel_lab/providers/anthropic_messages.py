@@ -6,7 +6,6 @@ all of them in the *next* user message. The error texts are the ones Anthropic's
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -18,9 +17,10 @@ from keel_lab.core.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
+    system_apart,
 )
 from keel_lab.core.protocol import ToolCall, parse_arguments
-from keel_lab.providers.fields import shown
+from keel_lab.providers.fields import shown, strict_dumps
 
 MISSING = ("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately "
            "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
@@ -36,12 +36,10 @@ MISPLACED = ("messages.{n}.content.{k}: a `{kind}` block cannot appear in a {rol
 def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
     """A Messages API request body (`system` and `messages`); consecutive tool results are
     gathered into one user message, as Anthropic requires."""
-    system: list[str] = []
+    system, rest = system_apart(messages)
     out: list[dict[str, Any]] = []
-    for m in messages:
-        if isinstance(m, SystemMessage):
-            system.append(m.content)
-        elif isinstance(m, AssistantMessage):
+    for m in rest:
+        if isinstance(m, AssistantMessage):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content \
                 else []
             for c in m.tool_calls:
@@ -80,8 +78,8 @@ def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = N
             for k, b in enumerate(content):
                 if b["type"] == "tool_use":
                     names[b["id"]] = b["name"]
-                    calls.append(ToolCall(b["id"], b["name"],
-                                          _dumps(b["input"], f"messages.{n}.content.{k}.input")))
+                    where = f"messages.{n}.content.{k}.input"
+                    calls.append(ToolCall(b["id"], b["name"], strict_dumps(b["input"], where)))
             out.append(AssistantMessage(text, tuple(calls)))
             continue
         for b in content:
@@ -158,13 +156,6 @@ def _string(b: Mapping[str, Any], field: str, where: str, empty: bool = False) -
     if not isinstance(value, str) or not (value or empty):
         raise LabError(f"{where}.{field}: a {b['type']} block needs a "
                        f"{'' if empty else 'non-empty '}string, got {shown(value)}")
-
-
-def _dumps(value: Any, where: str) -> str:
-    try:
-        return json.dumps(value, allow_nan=False)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise LabError(f"{where}: not a JSON object ({type(exc).__name__})") from None
 
 
 def _result_text(content: Any) -> str:

@@ -17,6 +17,7 @@ from keel_lab.core.history import HistoryProblem, validate_history
 from keel_lab.providers.anthropic_messages import validate_anthropic
 from keel_lab.providers.fields import shown
 from keel_lab.providers.formats import HISTORY_FORMATS, detect_history
+from keel_lab.providers.gemini_messages import validate_gemini
 from keel_lab.providers.openai_messages import from_openai
 from keel_lab.providers.streams.records import read_file
 
@@ -89,14 +90,16 @@ def _text(s: str, here: str) -> None:
 
 
 def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
-    """The format and the messages of a JSON file: a list of messages or a request body."""
+    """The format and the messages of a JSON file: a list of messages or a request body
+    (`messages`, or Gemini's `contents`)."""
     value = loads(read_file(path), str(path))
-    messages = value.get("messages") if isinstance(value, dict) else value
+    messages = value.get("messages", value.get("contents")) if isinstance(value, dict) \
+        else value
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         got = f"an object with keys {', '.join(shown(k) for k in list(value)[:5])}" \
             if isinstance(value, dict) else shown(value)
         raise LabError(f"{path}: expected a list of message objects, or an object with "
-                       f"'messages' (got {got})")
+                       f"'messages' or 'contents' (got {got})")
     return _format(messages, fmt), messages
 
 
@@ -112,6 +115,9 @@ def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[Hist
     """The provider's pairing problems; a message the format does not allow raises `LabError`."""
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise LabError("expected a list of message objects")
-    if _format(messages, fmt) == "anthropic":
+    fmt = _format(messages, fmt)
+    if fmt == "anthropic":
         return validate_anthropic(messages)
+    if fmt == "gemini":
+        return validate_gemini(messages)
     return validate_history(from_openai(messages))

@@ -18,7 +18,7 @@ from keel_lab.core.protocol import parse_arguments
 from keel_lab.core.streaming import Assembly, CallState, StreamEvent, assemble
 from keel_lab.core.tables import format_table, printable
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
-from keel_lab.providers.streams import anthropic, ollama, openai_chat, openai_responses
+from keel_lab.providers.streams import anthropic, gemini, ollama, openai_chat, openai_responses
 from keel_lab.providers.streams.common import Labelled
 from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
 from keel_lab.providers.streams.records import iter_records, parse_records, read_file
@@ -26,7 +26,8 @@ from keel_lab.providers.streams.records import iter_records, parse_records, read
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
 
 CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
-    openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert),
+    openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert,
+    gemini.convert),
     strict=True))
 
 

@@ -132,3 +132,11 @@ class Fields:
                 raise LabError(f"{self.where}: field {self._at(key)!r} is nested too deeply "
                                "to serialise") from None
         raise self._wrong(key, "a string (or an object)")
+
+
+def strict_dumps(value: Any, where: str) -> str:
+    """`value` as strict JSON text (no NaN), or a LabError naming `where`."""
+    try:
+        return json.dumps(value, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise LabError(f"{where}: not a JSON object ({type(exc).__name__})") from None

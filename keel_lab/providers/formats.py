@@ -1,7 +1,7 @@
 """The provider formats the lab reads, by name, and how each is told apart from the others.
 
-One list of names serves the CLI's choices, the converters and detection: streams come in four
-formats, conversations (histories) in two.
+One list of names serves the CLI's choices, the converters and detection: streams come in five
+formats, conversations (histories) in three.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 from keel_lab.core.errors import LabError
 
-STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama")
-HISTORY_FORMATS = ("openai", "anthropic")
+STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama", "gemini")
+HISTORY_FORMATS = ("openai", "anthropic", "gemini")
 DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
 
 
@@ -29,6 +29,8 @@ def record_format(record: dict[str, Any]) -> str | None:
         return "anthropic"
     if "message" in record and "done" in record:
         return "ollama"
+    if "candidates" in record or "usageMetadata" in record or "promptFeedback" in record:
+        return "gemini"
     return None
 
 
@@ -43,7 +45,10 @@ def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> s
 
 
 def detect_history(messages: Sequence[dict[str, Any]]) -> str:
-    """Anthropic when any message carries tool_use or tool_result blocks, else OpenAI."""
+    """Gemini when any message has `parts`, Anthropic when any message carries tool_use or
+    tool_result blocks, else OpenAI."""
+    if any("parts" in m for m in messages):
+        return "gemini"
     for m in messages:
         content = m.get("content")
         if isinstance(content, list) and any(

@@ -92,3 +92,14 @@ def late(where: str, ended: str) -> str:
     """Why a call fragment that came after the end of the turn is never run."""
     return (f"a fragment of this call arrived after {ended} ({where}): the turn was over, "
             "so the call is never run")
+
+
+def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str:
+    """A call's id, or a stable one made at the boundary (`<prefix>-<index>`) for a format
+    whose calls may come without one, noted so the user knows it is the lab's."""
+    if given:
+        return given
+    made = f"{prefix}-{index}"
+    diag.note(index, made, "id_assigned", f"the call came without an id; it is {made} from "
+              "here on")
+    return made

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
+from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, id_for, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 
@@ -31,10 +31,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             index = fn.index("index")
             index = index if index is not None and index not in calls \
                 else max(calls, default=-1) + 1
-            call_id = entry.text("id") or f"ollama-call-{index}"
-            if not entry.text("id"):
-                diag.note(index, call_id, "id_assigned",
-                          f"the call came without an id; it is {call_id} from here on")
+            call_id = id_for(entry.text("id"), "ollama-call", index, diag)
             call = calls[index] = WireCall(call_id, fn.text("name") or "")
             call.add(fn.arguments("arguments") or "{}")
             if stream.ended:
