@@ -257,3 +257,22 @@ def test_a_quick_sync_tool_takes_no_time_on_the_virtual_clock():
                          latency=0.5)
         return o.content, asyncio.get_running_loop().time()
     assert run_coroutine(main()) == ('{"ok": true}', 0.5)
+
+
+def test_a_non_blocking_tool_is_called_on_the_loop_and_a_blocking_one_in_a_thread():
+    import threading
+
+    seen = []
+
+    def where():
+        seen.append(threading.current_thread() is threading.main_thread())
+        return {}
+
+    for blocking in (False, True):
+        tool = Tool("where", "", {"type": "object"}, where, blocking=blocking)
+        assert run_coroutine(invoke(tool, request("where", "{}"))).ok
+    assert seen == [True, False]
+
+
+def test_the_incident_tools_never_block(tools):
+    assert not any(t.blocking for t in tools.tools.values())

@@ -59,6 +59,10 @@ class Tool:
     # the thread's own time counts in real seconds (a timed-out one is then charged the rest of
     # the timeout on the loop's clock). A timed-out thread runs on to its end, result dropped.
     timeout: float = 5.0
+    # A function that may block (I/O, a slow computation) runs in a worker thread, as above;
+    # one that never blocks (the course's in-memory incident tools) is called on the loop,
+    # which saves a thread hand-off per call but cannot interrupt it at its timeout.
+    blocking: bool = True
 
     @property
     def may_run_together(self) -> bool:
@@ -203,7 +207,7 @@ class _CancelledItself(Exception):
 async def _call(tool: Tool, arguments: dict[str, Any], latency: float, deadline: float) -> Any:
     if latency > 0:
         await asyncio.sleep(latency)
-    if inspect.iscoroutinefunction(tool.function):
+    if inspect.iscoroutinefunction(tool.function) or not tool.blocking:
         result = tool.function(**arguments)
     else:
         result = await _in_thread(tool, arguments, deadline - now())

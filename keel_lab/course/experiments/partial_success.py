@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from keel_lab.core.partial_success import Status
 from keel_lab.core.runner import Runner
-from keel_lab.core.tools import Tool, ToolError, Toolset
+from keel_lab.core.tools import ToolError, Toolset
 from keel_lab.course.experiments.faults import fail_fast
 from keel_lab.course.experiments.report import Progress, Report
 from keel_lab.course.incident_tools import incident_tools, lookup_incident
@@ -44,9 +45,7 @@ def flaky_tools(seed: str, failure_rate: float, internal_share: float) -> Toolse
             raise ToolError("incident_locked", f"{incident_id} is being edited; try later")
         return lookup_incident(incident_id)
 
-    return Toolset({**tools.tools, "lookup_incident": Tool(
-        base.name, base.description, base.parameters, lookup, concurrency_safe=True,
-        output_schema=base.output_schema)})
+    return Toolset({**tools.tools, "lookup_incident": replace(base, function=lookup)})
 
 
 def outcome_mix(rates: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5), runs: int = 200,
