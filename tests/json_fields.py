@@ -17,3 +17,18 @@ def paths(value: Any, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]
     for key, child in items:
         yield (*prefix, key)
         yield from paths(child, (*prefix, key))
+
+
+def reshape(parent: Any, key: Any, kind: str, replacement: Any, pick: int) -> bool:
+    """Mutate `parent[key]` in place for the kinds both fuzz tests share (retype, renest,
+    truncate); False for any other kind, which the caller handles."""
+    if kind == "retype":
+        parent[key] = replacement
+    elif kind == "renest":
+        parent[key] = [parent[key]] if pick % 2 else {"value": parent[key]}
+    elif kind == "truncate":
+        old = parent[key]
+        parent[key] = old[: len(old) // 2] if isinstance(old, str | list) else old
+    else:
+        return False
+    return True

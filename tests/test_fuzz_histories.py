@@ -15,7 +15,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from json_fields import MARK, paths
+from json_fields import MARK, paths, reshape
 
 from keel_lab import LabError, OfflineAdapter, Runner, SystemMessage
 from keel_lab.course.scenarios import compare_question
@@ -57,13 +57,8 @@ def mutate(history: Any, path: tuple[Any, ...], kind: str, pick: int) -> str:
             raw = f'"{key}": {json.dumps(parent[key])}, "{key}"'  # the key twice
             text = json.dumps(value)
             return text.replace(f'"{key}"', raw, 1)
-    elif kind == "retype":
-        parent[key] = REPLACEMENTS[pick % len(REPLACEMENTS)]
-    elif kind == "renest":
-        parent[key] = [parent[key]] if pick % 2 else {"value": parent[key]}
-    elif kind == "truncate":
-        old = parent[key]
-        parent[key] = old[: len(old) // 2] if isinstance(old, str | list) else old
+    elif reshape(parent, key, kind, REPLACEMENTS[pick % len(REPLACEMENTS)], pick):
+        pass
     else:
         parent[key] = MARK
         raw = {"deep": DEEP, "huge_int": "9" * 5000, "nan": "NaN", "dup_key":

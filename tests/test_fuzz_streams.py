@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from json_fields import MARK, paths
+from json_fields import MARK, paths, reshape
 
 from keel_lab import LabError
 from keel_lab.cli import main
@@ -66,13 +66,8 @@ def mutate_field(record: Any, path: tuple[Any, ...], kind: str, pick: int) -> st
             text = json.dumps(value, ensure_ascii=False)
             inner = json.dumps({key: parent[key]}, ensure_ascii=False)[1:-1]
             return text.replace(inner, f"{inner}, {inner}", 1)
-    elif kind == "retype":
-        parent[key] = REPLACEMENTS[pick % len(REPLACEMENTS)]
-    elif kind == "renest":
-        parent[key] = [parent[key]] if pick % 2 else {"value": parent[key]}
-    elif kind == "truncate":
-        old = parent[key]
-        parent[key] = old[: len(old) // 2] if isinstance(old, str | list) else old
+    elif reshape(parent, key, kind, REPLACEMENTS[pick % len(REPLACEMENTS)], pick):
+        pass
     else:
         parent[key] = MARK
         text = json.dumps(value, ensure_ascii=False)
