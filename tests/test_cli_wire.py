@@ -25,7 +25,7 @@ def test_assemble_exit_one_with_diagnostics(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["diagnostics"] == [{"index": 0, "id": out["calls"][0]["id"],
                                    "quirk": "split_utf8", "message": out["calls"][0]["error"],
-                                   "action": "rejected"}]
+                                   "action": "refused"}]
 
 
 def test_assemble_readable_table(capsys):

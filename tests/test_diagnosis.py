@@ -106,10 +106,10 @@ def test_split_escape_sequence_is_harmless():
     ("duplicate_id.sse", "duplicate_id", 1, "reuses the id of call at index 0"),
     ("truncated.sse", "truncated", None, "ended before a finish reason"),
 ])
-def test_rejected_quirks_run_nothing_and_name_the_call(name, quirk, index, says):
+def test_refused_quirks_run_nothing_and_name_the_call(name, quirk, index, says):
     d = run(f"quirks/{name}")
     assert not d.ok and not [c for c in d.calls if c.executable]
-    [diagnostic] = [x for x in d.diagnostics if x.action == "rejected"]
+    [diagnostic] = [x for x in d.diagnostics if x.action == "refused"]
     assert (diagnostic.quirk, diagnostic.index) == (quirk, index)
     assert says in diagnostic.message
     if index is not None:
@@ -226,7 +226,7 @@ def test_server_error_is_a_diagnostic_in_the_json():
                {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
     out = diagnose(records, "anthropic").to_dict()
     assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
-        ("server_error", "rejected")]
+        ("server_error", "refused")]
 
 
 def chat(*tool_calls, finish=None, content=None):
@@ -249,7 +249,7 @@ def test_a_call_after_the_finish_or_done_never_runs(end, quirk):
     d = diagnose([first, *end, chat(CALL_B)], "openai-chat")
     late = next(c for c in d.calls if c.id == "call_b")
     assert not late.executable and not d.ok
-    assert (quirk, "rejected") in quirks(d)
+    assert (quirk, "refused") in quirks(d)
 
 
 def test_a_fragment_after_the_finish_spoils_its_call():

@@ -82,13 +82,13 @@ def test_calls_in_separate_events_keep_their_own_ids_and_the_text():
 def test_a_call_after_the_finish_is_never_run():
     d = diagnose([event(call("f", {}), finish="STOP"), event(call("g", {"a": 1}))], "gemini")
     assert [c.executable for c in d.calls] == [True, False]
-    assert (1, "after_finish", "rejected") in quirks(d)
+    assert (1, "after_finish", "refused") in quirks(d)
 
 
 def test_a_stream_without_finish_runs_nothing():
     d = diagnose([event(call("f", {}))], "gemini")
     assert not d.ok and not d.calls[0].executable
-    assert (None, "truncated", "rejected") in quirks(d)
+    assert (None, "truncated", "refused") in quirks(d)
 
 
 def test_two_calls_with_one_id_refuse_the_turn():
@@ -118,7 +118,7 @@ def test_a_server_error_is_a_diagnostic():
     d = diagnose([event(call("f", {})), {"error": {"code": 429,
                                                    "status": "RESOURCE_EXHAUSTED"}}], "gemini")
     assert not d.ok and not d.calls[0].executable and "RESOURCE_EXHAUSTED" in d.interrupted
-    assert (None, "server_error", "rejected") in quirks(d)
+    assert (None, "server_error", "refused") in quirks(d)
 
 
 def test_detection():

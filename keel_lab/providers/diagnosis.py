@@ -123,7 +123,7 @@ def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
     diag = Diagnostics()
     assembly = assemble(_noting_server_errors(_convert(records, fmt, diag, source), diag))
     for p in assembly.problems:  # the converter's own wording, where it noted one, comes first
-        diag.note(p.index, _state(assembly, p.index).id, p.kind, p.message, "rejected")
+        diag.note(p.index, _state(assembly, p.index).id, p.kind, p.message, "refused")
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
                               None if s.rejected else parse_arguments(s.arguments)[0],
                               assembly.readiness(s).executable, _explain(s, assembly, diag))
@@ -138,7 +138,7 @@ def _noting_server_errors(events: Iterator[StreamEvent], diag: Diagnostics
         yield from events
     except ConnectionError as exc:
         diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
-                  "rejected")
+                  "refused")
         raise
 
 
@@ -152,7 +152,7 @@ def _explain(state: CallState, assembly: Assembly, diag: Diagnostics) -> str | N
     verdict = assembly.readiness(state)
     if verdict.executable:
         return None
-    rejected = [d for d in diag if d.action == "rejected"]
+    rejected = [d for d in diag if d.action == "refused"]
     own = next((d for d in rejected if d.index == state.index), None)
     if own:
         return own.message + ("; the turn is refused" if assembly.refused else "")

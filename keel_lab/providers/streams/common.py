@@ -70,7 +70,7 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     (`end` names the event that should have come) nothing is closed and nothing may run."""
     if finish is None:
         diag.note(None, None, "truncated", f"the stream ended before {end}: no call was "
-                  "closed, nothing may run", "rejected")
+                  "closed, nothing may run", "refused")
         return
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
@@ -78,11 +78,11 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     for index, call in sorted(calls.items()):
         reason = call.late
         if reason:
-            diag.note(index, call.id, "after_finish", reason, "rejected")
+            diag.note(index, call.id, "after_finish", reason, "refused")
         elif any(REPLACEMENT in part for part in call.parts):
             reason = ("arguments contain U+FFFD: a UTF-8 character was split between chunks "
                       "and each half encoded on its own, so the arguments are corrupted")
-            diag.note(index, call.id, "split_utf8", reason, "rejected")
+            diag.note(index, call.id, "split_utf8", reason, "refused")
         if reason:
             yield Reject(index, reason)
     yield Finish(finish)

@@ -12,7 +12,7 @@ class Diagnostic:
     id: str | None
     quirk: str
     message: str
-    action: str = "tolerated"  # tolerated | rejected
+    action: str = "tolerated"  # tolerated | refused (never run) | reported (nothing to run; the user should know)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -1,7 +1,7 @@
 """OpenAI Chat Completions chunks (and the many servers that imitate them) into lab deltas.
 
 Real servers bend the format (see shared/reference/stream-quirks.md). Each bend has a rule here:
-tolerated when the call can still be known exactly, rejected - never run - when it cannot.
+tolerated when the call can still be known exactly, refused - never run - when it cannot.
 
 - `index` missing or null: a chunk with a new id starts a new call; one without an id continues
   the most recent call.
@@ -14,7 +14,7 @@ tolerated when the call can still be known exactly, rejected - never run - when 
 - `arguments` sent as a JSON object: serialised once as the call's arguments.
 - the first call at index 1 (sparse indexes): indexes are keys, not positions; kept as they are.
 - finish reason `stop` although calls were made: the calls are closed by it all the same.
-- arguments carrying U+FFFD (a UTF-8 character split and each half encoded): rejected.
+- arguments carrying U+FFFD (a UTF-8 character split and each half encoded): refused.
 - two calls with one id: the turn is refused (which result would belong to which call?).
 - no finish reason (a cut-off stream): nothing is closed, so nothing runs.
 - a call fragment after the finish reason or after `data: [DONE]`: the turn was over; that
@@ -85,7 +85,7 @@ class _Normaliser:
         if call_id and call.id and call_id != call.id:
             self.diag.note(index, call_id, "id_changed",
                            f"the id changed from {call.id} to {call_id} in the middle of the "
-                           "call", "rejected")
+                           "call", "refused")
         elif call_id and call.id is None:
             call.id = call_id
         elif call_id:
