@@ -3,8 +3,10 @@
 Each argument fragment split at every character boundary, every adjacent pair of one call's
 fragments merged, every payload of a call moved before each run of other calls' payloads it
 may pass. The meaning (calls and the diagnostics' quirk and action) must stay the recording's.
-`tests/test_rechunking.py` holds the rewrites and the bounded property test; this is the sweep
-that is too slow for `make test`.
+Cumulative snapshots are read from their fragments as they came, so their fragments are never
+split or merged (re-cut, they are another stream); the summary says how many recordings that
+leaves with moves only. `tests/test_rechunking.py` holds the rewrites and the bounded property
+test; this is the sweep that is too slow for `make test`.
 
 Run: .venv/bin/python bench/rechunking.py
 """
@@ -18,17 +20,19 @@ from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
 
-from test_rechunking import STREAMS, meaning, rewrites, stream_files
+from test_rechunking import STREAMS, fragment_bound, meaning, rewrites, stream_files
 
 from keel_lab.providers.diagnosis import read_stream
 
 
 def sweep() -> tuple[Counter[str], list[str]]:
-    """How many variants of each kind were checked, and every one whose meaning changed."""
+    """How many variants of each kind were checked (and how many recordings keep their fragment
+    boundaries, as "bound"), and every variant whose meaning changed."""
     checked: Counter[str] = Counter()
     changed = []
     for name in stream_files():
         fmt, records = read_stream(STREAMS / name)
+        checked["bound"] += bool(fragment_bound(records, fmt)[0])
         expected = meaning(records, fmt)
         for rewrite in rewrites(records, fmt):
             checked[rewrite.kind] += 1
@@ -41,9 +45,11 @@ def summary() -> tuple[dict[str, str], list[str]]:
     start = time.perf_counter()
     checked, changed = sweep()
     took = time.perf_counter() - start
+    bound = checked.pop("bound")
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(checked.items()))
     return {"re-chunked variants of every recorded stream":
-            f"{sum(checked.values())} ({kinds}) in {took:.1f} s, {len(changed)} changed meaning"
+            f"{sum(checked.values())} ({kinds}) in {took:.1f} s, {len(changed)} changed meaning; "
+            f"{bound} recording(s) of cumulative snapshots keep their fragment boundaries"
             }, changed
 
 

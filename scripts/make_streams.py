@@ -200,6 +200,49 @@ def token_limit() -> dict[str, str]:
             "finish_tool_calls": sse(chat_stream(cut), done=True)}
 
 
+def quirks_arguments() -> dict[str, str]:
+    """Argument texts bent by servers (shared/reference/stream-quirks-more.md): snapshots
+    instead of deltas, the whole arguments again at the end, calls packed into one, escapes
+    and raw newlines JSON does not allow, and a second call left in the content as text."""
+    base = chat_entries(LOOKUPS, seed=31)
+
+    def snapshot(c: int, k: int, e: Record) -> Record:  # DeepSeek, Qianfan: everything so far
+        if k:
+            e["function"]["arguments"] = "".join(
+                x["function"]["arguments"] for x in base[c][1:k + 1])
+        return e
+
+    def flush(entries: list[list[Record]]) -> list[list[Record]]:  # vllm xlam: the last delta
+        out = json.loads(json.dumps(entries))  # carries the whole arguments once more
+        for c, e in enumerate(out):
+            e[-1]["function"]["arguments"] += json.dumps(LOOKUPS[c][1])
+        return out
+
+    def one_call(c: int, name: str, text: str, seed: int) -> list[Record]:
+        rng = random.Random(seed)
+        return [{"index": c, "id": call_id("call_", c, rng), "type": "function",
+                 "function": {"name": name, "arguments": ""}},
+                *({"index": c, "function": {"arguments": a}} for a in chunks(text, rng))]
+
+    both = json.dumps(LOOKUPS[0][1]) + json.dumps(LOOKUPS[1][1])  # Gemini via OpenAI-compat
+    windows = '{"service": "checkout", "query": "C:\\Deploy\\checkout.log"}'
+    newline = '{"service": "checkout", "query": "timeout\nretry"}'
+    leaked = chat_stream([base[0]])
+    text = ('<tool_call>\n{"name": "lookup_incident", "arguments": {"incident_id": "INC-002"}}'
+            "\n</tool_call>")
+    leaked[-1:-1] = [chat_chunk({"content": p}) for p in chunks(text, random.Random(32), 4, 12)]
+    return {
+        "cumulative_snapshots": sse(chat_stream(mutate(base, snapshot)), done=True),
+        "arguments_repeated": sse(chat_stream(flush(base)), done=True),
+        "packed_calls": sse(chat_stream([one_call(0, "lookup_incident", both, 33)]), done=True),
+        "invalid_escape": sse(chat_stream([base[0], one_call(1, "search_logs", windows, 34)]),
+                              done=True),
+        "raw_control_character": sse(chat_stream(
+            [base[0], one_call(1, "search_logs", newline, 35)]), done=True),
+        "call_in_text": sse(leaked, done=True),
+    }
+
+
 # --- OpenAI Responses -----------------------------------------------------------------------
 
 def responses(calls: list[tuple[str, Record]], seed: int, reasoning: bool = False
@@ -324,6 +367,157 @@ def gemini(calls: list[tuple[str, Record]], seed: int, ids: bool = False,
     return records
 
 
+# --- Q1's shapes: more OpenAI Chat Completions quirks ------------------------------------
+
+def served_by(records: list[Record], model: str) -> list[Record]:
+    """The same chunks as another OpenAI-compatible server names its model."""
+    return [{**r, "model": model} for r in records]
+
+
+def quirks_chat_more() -> dict[str, str]:
+    """Chat Completions shapes from the threads in docs/stream-quirks-sources.md, one per file."""
+    rng = random.Random(21)
+    ids = [call_id("call_", n, rng) for n in range(3)]
+    args = [json.dumps(a) for _, a in MIXED]
+
+    def opening(i: int, name: str, arguments: str | None = "", **extra: Any) -> Record:
+        fn: Record = {"name": name} if arguments is None else {"name": name,
+                                                                "arguments": arguments}
+        return {"index": i, "id": ids[i], "type": "function", "function": fn, **extra}
+
+    def fragments(i: int, text: str) -> list[Record]:
+        return [{"index": i, "function": {"arguments": a}} for a in chunks(text, rng)]
+
+    # fragments of three calls round-robin: index 0 goes on after 1 and 2 opened
+    queues = [[opening(i, n), *fragments(i, args[i])] for i, (n, _) in enumerate(MIXED)]
+    interleaved = [q.pop(0) for _ in range(max(map(len, queues))) for q in queues if q]
+    # the first delta brings the id and arguments, the name comes in the next one
+    before_name = [[{"index": i, "id": ids[i], "type": "function",
+                     "function": {"arguments": args[i][:9]}},
+                    {"index": i, "function": {"name": n}}, *fragments(i, args[i][9:])]
+                   for i, (n, _) in enumerate(MIXED[:2])]
+    split_name = [[opening(i, n[:7]), {"index": i, "function": {"name": n[7:]}},
+                   *fragments(i, args[i])] for i, (n, _) in enumerate(MIXED[:2])]
+    name_then_args = [[opening(i, n, None), {"index": i, "function": {"arguments": args[i]}}]
+                      for i, (n, _) in enumerate(MIXED[:2])]
+    # one call whose continuation fragments come at an incremented index (Nebius, Cerebras)
+    drift = [opening(0, MIXED[0][0])]
+    drift += [{**f, "index": k} for k, f in enumerate(fragments(0, args[0]))]
+    # two calls, and the second one's last fragment at index 2: which call it continues is unknown
+    two = [[opening(i, n), *fragments(i, args[i])] for i, (n, _) in enumerate(MIXED[:2])]
+    two[1][-1] = {**two[1][-1], "index": 2}
+    # one call said at three indexes, the same id each time (LocalAI)
+    again = [opening(0, MIXED[0][0]), *fragments(0, args[0]),
+             *[opening(0, MIXED[0][0], args[0], index=k) for k in (1, 2)]]
+    untyped = opening(0, "search_logs")
+    del untyped["type"]
+    burst = [chat_chunk({"role": "assistant", "content": None,
+                         "tool_calls": [opening(i, n) for i, (n, _) in enumerate(MIXED)]}),
+             chat_chunk({"tool_calls": [{"index": i, "function": {"arguments": a}}
+                                        for i, a in enumerate(args)]}, "tool_calls")]
+    usage = {"prompt_tokens": 311, "completion_tokens": 64, "total_tokens": 375}
+    with_usage = chat_stream(chat_entries(LOOKUPS, 22))
+    with_usage[-1:-1] = [{**chat_chunk({}), "choices": [], "usage": usage}]
+    with_usage.append({**chat_chunk({}), "choices": [{"index": 0, "delta": {}}],
+                       "usage": usage})
+    kimi = [[{**e, "id": f"functions.{n}:{i}"} if "id" in e else e for e in entries]
+            for i, ((n, _), entries) in enumerate(zip(LOOKUPS, chat_entries(LOOKUPS, 23),
+                                                      strict=True))]
+    twins = chat_entries([LOOKUPS[0]] * 2, 24)
+    return {
+        "interleaved_fragments": sse(chat_stream([interleaved]), done=True),
+        "arguments_before_name": sse(served_by(chat_stream(before_name), "qwen3-coder-30b"),
+                                     done=True),
+        "name_split": sse(chat_stream(split_name), done=True),
+        "name_then_arguments": sse(served_by(chat_stream(name_then_args), "gemini-2.5-flash"),
+                                   done=True),
+        "index_drift": sse(served_by(chat_stream([drift]), "llama-3.3-70b"), done=True),
+        "index_drift_several_calls": sse(served_by(chat_stream(two), "llama-3.3-70b"),
+                                         done=True),
+        "call_repeated": sse(served_by(chat_stream([again]), "qwen3-4b"), done=True),
+        "type_missing": sse(served_by(chat_stream([[untyped, *fragments(0, args[2])]]),
+                                      "Qwen/Qwen2.5-7B-Instruct"), done=True),
+        "no_arguments": sse(served_by(chat_stream([[{
+            "index": 0, "id": ids[1], "type": "function",
+            "function": {"name": "list_open_incidents"}}]]), "Qwen/Qwen2.5-7B-Instruct"),
+            done=True),
+        "arguments_in_one_burst": sse(burst, done=True),
+        "usage_chunk": sse(with_usage, done=True),
+        "parallel_tool_calls_ignored": sse(served_by(chat_stream(kimi), "kimi-k2-0905-preview"),
+                                           done=True),
+        "identical_calls": sse(chat_stream(twins), done=True),
+    }
+
+
+# --- Q3's shapes: the Responses API and Anthropic ------------------------------------------
+
+def quirks_responses_anthropic() -> dict[str, str]:
+    """Responses: two argument deltas of the second call sent before its output_item.added
+    (openai/openai-python#2852). Anthropic: two calls of a tool without parameters, the first
+    with Claude's one empty `partial_json`, the second with no input_json_delta at all
+    (BerriAI/litellm#5063)."""
+    events = responses(LOOKUPS, 14)
+    added = next(i for i, e in enumerate(events) if e["type"] == "response.output_item.added"
+                 and e["output_index"] == 1)
+    early = events[added + 1:added + 3]
+    events = [*events[:added], *early, events[added], *events[added + 3:]]
+    for n, e in enumerate(events):
+        e["sequence_number"] = n
+    parameterless = anthropic([("list_open_incidents", {})] * 2, 15)
+    starts = [i for i, e in enumerate(parameterless) if e["type"] == "content_block_start"]
+    no_delta = [e for i, e in enumerate(parameterless)
+                if not (i > starts[1] and e["type"] == "content_block_delta")]
+    empty_only = [e for e in no_delta if not (e["type"] == "content_block_delta" and
+                                               e["delta"]["partial_json"] == "{}")]
+    return {"openai-responses/arguments_before_item.sse": sse(events, named=True),
+            "anthropic/no_arguments.sse": sse(empty_only, named=True)}
+
+
+# --- F1's policies: finishes, Gemini's lost call, Responses disagreements, argument values ---
+
+def quirks_findings() -> dict[str, str]:
+    """A finish reason that does not close a tool turn (Chat's documented `content_filter`,
+    Anthropic's `refusal`), Gemini's MALFORMED_FUNCTION_CALL (no call arrives, only the reason
+    and its finishMessage), a Responses `function_call_arguments.done` that is not its deltas
+    (it repeats the other call's arguments), two Responses items with one item id, and a
+    `search_logs` call whose arguments hold a duplicate key or half of an emoji's escape pair."""
+    refusal = anthropic(LOOKUPS[:1], 42, "I'll look up the incident.")
+    refusal[-2]["delta"]["stop_reason"] = "refusal"
+    malformed = gemini([], 43, text="Let me look up both incidents.")
+    last = malformed[-1]["candidates"][0]
+    del last["content"]
+    last["finishReason"] = "MALFORMED_FUNCTION_CALL"
+    last["finishMessage"] = ("Malformed function call: print(default_api.lookup_incident("
+                             "incident_id='INC-001'), default_api.lookup_incident(")
+    mismatch = responses(LOOKUPS, 44)
+    for e in mismatch:
+        if e["type"] == "response.function_call_arguments.done" and e["output_index"] == 1:
+            e["arguments"] = json.dumps(LOOKUPS[0][1])
+    reused = responses(LOOKUPS, 45)
+    first, second = (e["item"]["id"] for e in reused
+                     if e["type"] == "response.output_item.added")
+    reused = json.loads(json.dumps(reused).replace(second, first))
+
+    def bent(text: str, seed: int) -> list[list[Record]]:
+        """The lookup of INC-001, then search_logs with this arguments text."""
+        lookup, search = chat_entries([LOOKUPS[0], MIXED[2]], seed)
+        return [lookup, [search[0], *({"index": 1, "function": {"arguments": a}}
+                                      for a in chunks(text, random.Random(seed)))]]
+
+    duplicate = '{"service": "checkout", "query": "timeout", "query": "error"}'
+    surrogate = '{"service": "checkout", "query": "timeout \\ud83d"}'
+    return {
+        "quirks/finish_content_filter.sse": sse(chat_stream(chat_entries(LOOKUPS, 41),
+                                                            finish="content_filter"), done=True),
+        "anthropic/stop_refusal.sse": sse(refusal, named=True),
+        "gemini/malformed_function_call.sse": sse(malformed),
+        "openai-responses/arguments_mismatch.sse": sse(mismatch, named=True),
+        "openai-responses/item_id_reused.sse": sse(reused, named=True),
+        "quirks/duplicate_key.sse": sse(chat_stream(bent(duplicate, 46)), done=True),
+        "quirks/lone_surrogate.sse": sse(chat_stream(bent(surrogate, 47)), done=True),
+    }
+
+
 def main() -> None:
     files = {
         "openai-chat/one_call.sse": sse(chat_stream(chat_entries(LOOKUPS[:1], 1)), done=True),
@@ -352,6 +546,10 @@ def main() -> None:
     files.update({f"quirks/{name}.{'jsonl' if text.startswith('{') else 'sse'}": text
                   for name, text in quirks().items()})
     files.update({f"token_limit/{name}.sse": text for name, text in token_limit().items()})
+    files.update({f"quirks/{name}.sse": text for name, text in quirks_arguments().items()})
+    files.update(quirks_responses_anthropic())
+    files.update({f"quirks/{name}.sse": text for name, text in quirks_chat_more().items()})
+    files.update(quirks_findings())
     for name, text in files.items():
         path = OUT / name
         path.parent.mkdir(parents=True, exist_ok=True)

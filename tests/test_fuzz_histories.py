@@ -21,7 +21,9 @@ from keel_lab import LabError, OfflineAdapter, Runner, SystemMessage
 from keel_lab.course.scenarios import compare_question
 from keel_lab.providers.anthropic_messages import to_anthropic
 from keel_lab.providers.conversation import read_conversation, validate_conversation
+from keel_lab.providers.gemini_messages import to_gemini
 from keel_lab.providers.openai_messages import to_openai
+from keel_lab.providers.responses_messages import to_responses
 
 QUESTIONS = [compare_question(3), "Which is more severe, INC-001 or INC-999?"]
 RUNS = [Runner(OfflineAdapter()).run(q) for q in QUESTIONS]
@@ -30,6 +32,9 @@ HISTORIES: list[Any] = [
     *({"model": "gpt-4o", "messages": to_openai(r.messages)} for r in RUNS),
     *(to_anthropic([SystemMessage("You are on call."), *r.messages]) for r in RUNS),
     *(to_anthropic(r.messages)["messages"] for r in RUNS),
+    *({"model": "gpt-4.1", "input": to_responses([SystemMessage("On call."), *r.messages])}
+      for r in RUNS),
+    *(to_gemini([SystemMessage("You are on call."), *r.messages]) for r in RUNS),
 ]
 DEEP = "[" * 100_000 + "]" * 100_000
 REPLACEMENTS: list[Any] = [None, True, 0, -1, 10**40, 1.5, "", "x", "\ud800", [], {}, [1],
@@ -88,7 +93,7 @@ def cases(draw: st.DrawFn) -> tuple[str, str]:
     every = list(paths(history))
     path = every[draw(st.integers(0, len(every) - 1))]
     kind = draw(st.sampled_from(KINDS))
-    fmt = draw(st.sampled_from(["auto", "openai", "anthropic"]))
+    fmt = draw(st.sampled_from(["auto", "openai", "anthropic", "openai-responses", "gemini"]))
     return mutate(history, path, kind, draw(st.integers(0, 100))), fmt
 
 

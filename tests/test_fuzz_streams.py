@@ -135,7 +135,8 @@ def check_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     if "--json" in argv:
         result = json.loads(out, parse_constant=lambda c: pytest.fail(f"{c} in --json"))
         every_call_runs = result["finish_reason"] is not None and all(
-            c["executable"] for c in result["calls"])
+            c["executable"] for c in result["calls"]) and not any(  # nor a lost call
+            x["index"] is None and x["action"] == "refused" for x in result["diagnostics"])
         assert (code == 0) == every_call_runs
     else:
         assert "\x1b" not in out and out.startswith("format: ")

@@ -163,7 +163,7 @@ def test_to_gemini_needs_object_arguments():
         to_gemini([AssistantMessage("", (ToolCall("a", "f", "[1]"),))])
 
 
-def test_calls_without_ids_are_named_and_answered_by_position():
+def test_calls_without_ids_are_named_and_answered_by_name_in_order():
     contents = [{"role": "model", "parts": [call("f", {"x": 1}), call("f", {"x": 2})]},
                 {"role": "user", "parts": [
                     {"functionResponse": {"name": "f", "response": {"out": 1}}},
@@ -179,15 +179,24 @@ def test_validate_counts_response_parts_with_geminis_text():
     calls = {"role": "model", "parts": [call("f", {}, id="a"), call("f", {}, id="b")]}
     one = {"role": "user", "parts": [{"functionResponse": {"id": "a", "name": "f",
                                                            "response": {}}}]}
-    [p] = validate_gemini([calls, one])
-    assert (p.kind, p.message, p.ids, p.position) == ("missing_results", COUNT, ("b",), 1)
-    [p] = validate_gemini([{"role": "user", "parts": [{"text": "q"}]}, calls])
-    assert (p.kind, p.ids) == ("missing_results", ("a", "b"))
-    [p] = validate_gemini([{"role": "user", "parts": [{"text": "q"}]}, one])
-    assert (p.kind, p.message, p.ids) == ("orphan_result", COUNT, ("a",))
+    left, count = validate_gemini([calls, one])
+    assert (count.kind, count.message, count.ids, count.position) == (
+        "missing_results", COUNT, ("b",), 1)
+    assert (left.kind, left.ids, left.position) == ("missing_results", ("b",), 0)
+    assert left.message == ("contents.0.parts.1: functionCall 'f' (id 'b') has no "
+                            "functionResponse in contents.1 (the lab's check)")
+    count, *calls_left = validate_gemini([{"role": "user", "parts": [{"text": "q"}]}, calls])
+    assert (count.kind, count.ids) == ("missing_results", ("a", "b"))
+    assert [p.ids for p in calls_left] == [("a",), ("b",)]
+    assert "in a user turn after it" in calls_left[0].message
+    count, stray = validate_gemini([{"role": "user", "parts": [{"text": "q"}]}, one])
+    assert (count.kind, count.message, count.ids) == ("orphan_result", COUNT, ("a",))
+    assert stray.message == ("contents.1.parts.0: functionResponse 'f' (id 'a') names an id "
+                             "no functionCall of the previous turn has (the lab's check)")
     wrong = {"role": "user", "parts": [{"functionResponse": {"id": i, "name": "f",
                                                              "response": {}}} for i in "ac"]}
-    [p] = validate_gemini([calls, wrong])
+    missing, p = validate_gemini([calls, wrong])
+    assert (missing.kind, missing.ids, missing.position) == ("missing_results", ("b",), 0)
     assert (p.kind, p.ids) == ("orphan_result", ("c",)) and "the lab's check" in p.message
 
 
@@ -213,7 +222,10 @@ def test_validate_command_reads_a_gemini_request_body(tmp_path, capsys):
     path.write_text(json.dumps(body))
     fmt, contents = read_conversation(path)
     assert fmt == "gemini" and [p.kind for p in validate_conversation(contents, fmt)] == [
-        "missing_results"]
+        "missing_results", "missing_results"]
     assert main(["validate", str(path), "--json"]) == 1
     out = json.loads(capsys.readouterr().out)
-    assert out["problems"] == [{"message": COUNT, "ids": ["b"]}]
+    assert out["problems"] == [
+        {"message": "contents.1.parts.2: functionCall 'lookup_incident' (id 'b') has no "
+                    "functionResponse in contents.2 (the lab's check)", "ids": ["b"]},
+        {"message": COUNT, "ids": ["b"]}]

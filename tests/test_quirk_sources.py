@@ -1,11 +1,14 @@
-"""The README's quirk table cites a file of the repository, with a public report per quirk."""
+"""The README's quirk table cites a file of the repository, with a public report per quirk (or,
+for a policy no public report asked for, the documentation or standard it rests on)."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = "docs/stream-quirks-sources.md"
-REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/)")
+REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/"
+                    r"|platform\.openai\.com/docs/|platform\.claude\.com/docs/|ai\.google\.dev/"
+                    r"|www\.rfc-editor\.org/rfc/|html\.spec\.whatwg\.org/)")
 
 
 def _table(path: str, header: str) -> dict[str, str]:

@@ -8,6 +8,13 @@ action) pairs must stay what the recording gives. The raw file read through a FI
 cut at arbitrary byte boundaries (UTF-8 characters included) must give the same payloads as
 the file read whole. Derandomized and bounded; the exhaustive sweep over every boundary is
 `bench/rechunking.py`.
+
+One shape means what its fragment boundaries say: cumulative snapshots (each fragment repeats
+everything before it) are read from the fragments as they came, so re-cutting them makes a
+different stream, not the same one chunked differently; a test states it
+(`test_snapshots_are_read_from_their_fragments`). Their fragments are never split or merged;
+moving them still must not matter. A repeat of the whole arguments is judged on the text alone
+and takes every rewrite.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from keel_lab.providers.diagnosis import diagnose, read_stream
 
 STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
 Record = Any  # a payload dict, or the "[DONE]" sentinel
+FRAGMENT_BOUND = {"cumulative_snapshots"}  # quirks read from the fragments as they came
+ARRIVAL_BOUND = {"index_drift",  # fragments placed by arrival order, whatever their index says
+                 "item_id_reused"}  # ... or by the item id two items share
 
 def stream_files() -> list[str]:
     return sorted(str(p.relative_to(STREAMS)) for p in STREAMS.rglob("*.*")
@@ -156,24 +166,36 @@ def _continues(first: Record, second: Record, fmt: str) -> bool:
     return not (b.get("function") or {}).get("name") and b.get("id") in (None, a.get("id"))
 
 
+def fragment_bound(records: list[Record], fmt: str) -> tuple[set[Any], bool]:
+    """The calls (as `owner` keys) whose meaning depends on where their fragments are cut (the
+    recordings keep wire index and lab index equal, so the diagnostic's index is the key), and
+    whether fragments are placed by arrival order, so that no payload may move."""
+    quirks = diagnose(records, fmt).diagnostics
+    return ({("i", d.index) for d in quirks if d.quirk in FRAGMENT_BOUND},
+            any(d.quirk in ARRIVAL_BOUND for d in quirks))
+
+
 def rewrites(records: list[Record], fmt: str, *, every: bool = True) -> Iterator[Rewrite]:
     """Every single rewrite of a stream (with `every=False`, splits only at the middle).
 
     A move never takes a call's opening before another call's opening: calls open in the
-    order recorded (see `test_opening_calls_out_of_order_is_no_sparse_index`)."""
+    order recorded (see `test_opening_calls_out_of_order_is_no_sparse_index`). A call whose
+    fragments are snapshots is never split or merged, and a stream whose fragments are placed
+    by arrival order has no moves (see `fragment_bound`)."""
     blocks = tool_blocks(records, fmt)
+    bound, by_arrival = fragment_bound(records, fmt)
     for at, record in enumerate(records):
         text = text_of(record, fmt)
-        if text is None:
-            continue
         key = owner(record, fmt, blocks)
+        if text is None or key in bound:
+            continue
         cuts = range(1, len(text)) if every else [len(text) // 2] if len(text) > 1 else []
         yield from (Rewrite("split", at, cut) for cut in cuts)
         if at + 1 < len(records) and text_of(records[at + 1], fmt) is not None \
                 and owner(records[at + 1], fmt, blocks) == key and key is not None \
                 and _continues(record, records[at + 1], fmt):
             yield Rewrite("merge", at, 0)
-    for at, record in enumerate(records):
+    for at, record in enumerate(records if not by_arrival else []):
         key = owner(record, fmt, blocks)
         back = 0
         while key is not None and at - back - 1 >= 0:
@@ -259,8 +281,35 @@ def test_opening_calls_out_of_order_is_no_sparse_index() -> None:
         meaning(records, fmt)
 
 
+def test_snapshots_are_read_from_their_fragments() -> None:
+    """Cut one snapshot in two, or join two, and the fragments are no longer snapshots: read
+    as deltas the text does not parse, so the call is refused. The recording means what its
+    boundaries say; only moves are left, and they keep the meaning."""
+    fmt, records = read_stream(STREAMS / "quirks/cumulative_snapshots.sse")
+    assert fragment_bound(records, fmt) == ({("i", 0), ("i", 1)}, False)
+    blocks = tool_blocks(records, fmt)
+    first = next(i for i, r in enumerate(records) if text_of(r, fmt) and not opens(r, fmt))
+    assert owner(records[first + 1], fmt, blocks) == owner(records[first], fmt, blocks)
+    for cut in (Rewrite("split", first, 2), Rewrite("merge", first, 0)):
+        call = diagnose(cut.apply(records, fmt), fmt).calls[0]
+        assert (call.executable, call.error is not None) == (False, True), cut
+    kinds = {r.kind for r in rewrites(records, fmt)}
+    assert kinds == {"move"}
+
+
+def test_a_repeat_is_judged_on_the_text_so_every_cut_keeps_it() -> None:
+    fmt, records = read_stream(STREAMS / "quirks/arguments_repeated.sse")
+    assert fragment_bound(records, fmt) == (set(), False)
+    expected = meaning(records, fmt)
+    assert ("arguments_repeated", "tolerated") in expected[2]
+    splits = [r for r in rewrites(records, fmt) if r.kind == "split"]
+    assert len(splits) > 50
+    assert all(meaning(r.apply(records, fmt), fmt) == expected for r in splits[::7])
+
+
 @pytest.mark.parametrize("name", ["quirks/index_missing.sse", "quirks/index_null.sse",
-                                  "quirks/all_index_zero.sse"])
+                                  "quirks/all_index_zero.sse", "quirks/index_drift.sse",
+                                  "openai-responses/item_id_reused.sse"])
 def test_a_call_known_only_by_arrival_order_is_never_moved(name: str) -> None:
     """Without a distinct index, moving a chunk would hand it to another call."""
     fmt, records = read_stream(STREAMS / name)

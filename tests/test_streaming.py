@@ -115,7 +115,7 @@ def test_readiness_names_the_first_reason():
     assert "not closed" in readiness("a", "f", "{}", False).reason.replace("has not closed",
                                                                            "not closed")
     assert readiness("a", "f", "[1]", True).reason == "arguments must be a JSON object, got list"
-    assert readiness("a", "f", "{}", True, rejected="corrupt").reason == "corrupt"
+    assert readiness("a", "f", "{}", True, refused="corrupt").reason == "corrupt"
 
 
 def test_repeated_same_id_is_fine():
@@ -188,7 +188,7 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
         messages, tools, turn)
 
 
-def test_a_rejected_call_is_answered_not_run_and_siblings_are_unaffected():
+def test_a_refused_call_is_answered_not_run_and_siblings_are_unaffected():
     from keel_lab.core.streaming import Reject
     a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
                   D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
@@ -207,3 +207,28 @@ def test_snapshots_stop_quietly_when_the_stream_dies_but_not_on_bad_events():
     assert seen == [(1, [(0, "")]), (2, [(0, '{"query": ')])]
     with pytest.raises(LabError, match="index must be an integer"):
         list(snapshots([D(-1, id="x")]))
+
+
+def test_a_converters_reading_replaces_what_the_fragments_gave():
+    """`Arguments`: the wire's arguments for this call are this text (snapshots, a repeat)."""
+    from keel_lab.core.streaming import Arguments
+    asm = StreamAssembler()
+    for event in [D(0, id="a", name="f", arguments_delta='{"q": '),
+                  D(0, arguments_delta='{"q": "x"}'), D(1, id="b", name="f")]:
+        asm.feed(event)
+    assert asm.calls()[0].arguments == '{"q": {"q": "x"}'
+    asm.feed(Arguments(0, '{"q": "x"}'))
+    asm.feed(Finish("tool_calls"))
+    a = asm.result()
+    assert [c.arguments for c in a.message.tool_calls] == ['{"q": "x"}', ""]
+    assert [s.executable for s in a.calls] == [True, True]
+    assert a.requests[0].input == {"q": "x"}
+
+
+def test_a_reading_comes_before_the_finish_and_does_not_undo_a_refusal():
+    from keel_lab.core.streaming import Arguments, Reject
+    a = assemble([D(0, id="a", name="f", arguments_delta="{"), Reject(0, "corrupt"),
+                  Arguments(0, "{}"), Finish("tool_calls")])
+    assert a.calls[0].readiness == Readiness(False, "corrupt")
+    with pytest.raises(LabError, match="arrived after the finish reason"):
+        assemble([D(0, id="a", name="f"), Finish("tool_calls"), Arguments(0, "{}")])

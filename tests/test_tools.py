@@ -262,15 +262,19 @@ def test_a_quick_sync_tool_takes_no_time_on_the_virtual_clock():
 def test_a_non_blocking_tool_is_called_on_the_loop_and_a_blocking_one_in_a_thread():
     import threading
 
-    seen = []
+    seen, loop_thread = [], []
 
     def where():
-        seen.append(threading.current_thread() is threading.main_thread())
+        seen.append(threading.current_thread() is loop_thread[-1])
         return {}
+
+    async def call(tool):
+        loop_thread.append(threading.current_thread())  # run_coroutine may use its own thread
+        return await invoke(tool, request("where", "{}"))
 
     for blocking in (False, True):
         tool = Tool("where", "", {"type": "object"}, where, blocking=blocking)
-        assert run_coroutine(invoke(tool, request("where", "{}"))).ok
+        assert run_coroutine(call(tool)).ok
     assert seen == [True, False]
 
 

@@ -39,7 +39,9 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     """
     problems: list[HistoryProblem] = []
     first_seen: dict[str, int] = {}
-    pending: list[str] = []  # calls of the last assistant message still without a result
+    # calls of the last assistant message still owed a result, with how many results each is
+    # owed (a repeated id is owed one per call); a dict keeps lookups constant-time
+    pending: dict[str, int] = {}
     answered: set[str] = set()
     open_at = -1
 
@@ -48,16 +50,18 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 
     def close() -> None:
         if pending:
+            ids = tuple(i for i, owed in pending.items() for _ in range(owed))
             problems.append(HistoryProblem(
-                "missing_results", MISSING_RESULTS.format(ids=", ".join(pending)),
-                tuple(pending), open_at))
+                "missing_results", MISSING_RESULTS.format(ids=", ".join(ids)), ids, open_at))
         pending.clear()
 
     for pos, m in enumerate(messages):
         _check(m, pos)
         if isinstance(m, ToolMessage):
             if m.tool_call_id in pending:
-                pending.remove(m.tool_call_id)
+                pending[m.tool_call_id] -= 1
+                if not pending[m.tool_call_id]:
+                    del pending[m.tool_call_id]
                 answered.add(m.tool_call_id)
             elif m.tool_call_id in answered:
                 flag("duplicate_result", f"messages[{pos}]: a second tool message responds to "
@@ -77,7 +81,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                          f"be unique; {call.id} was already used in "
                          f"messages[{first_seen[call.id]}]", call.id, pos)
                 first_seen.setdefault(call.id, pos)
-                pending.append(call.id)  # still owed its one result
+                pending[call.id] = pending.get(call.id, 0) + 1  # still owed its one result
     close()
     return problems
 

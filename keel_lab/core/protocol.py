@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -80,12 +81,15 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     Valid JSON that Python cannot hold safely is refused with its reason, never raised: an
     integer past Python's digit limit, nesting past the recursion limit, and `NaN`, `Infinity`
     or a number that overflows to it (Python's extensions; RFC 8259 JSON has no such numbers).
+    The lab's policy, as for recorded payloads: a duplicate key is refused (JSON parsers
+    disagree on which value wins, so the tool might run with the other one), and so is a lone
+    surrogate escape such as `\\ud800` (it is not Unicode text).
     """
     if text.strip() == "":
         return {}, None
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite_float,
-                           parse_int=_bounded_int)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant,
+                           parse_float=_finite_float, parse_int=_bounded_int)
     except json.JSONDecodeError as exc:
         return None, f"arguments are not valid JSON: {exc.msg} (char {exc.pos})"
     except RecursionError:
@@ -94,7 +98,49 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"arguments cannot be read: {exc}"
     if not isinstance(value, dict):
         return None, f"arguments must be a JSON object, got {type(value).__name__}"
+    if _MAYBE_SURROGATE.search(text) and _has_lone_surrogate(value):
+        return None, ("arguments cannot be read: a string holds a lone surrogate "
+                      "(\\ud800-\\udfff without its pair), which is not Unicode text")
     return value, None
+
+
+_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]|[\ud800-\udfff]")
+
+
+def repeated_key(pairs: list[tuple[str, Any]]) -> str | None:
+    """The first key an object's pairs name twice (JSON allows it; parsers then disagree on
+    which value wins), or None. Shared by every strict reader in the lab."""
+    seen: set[str] = set()
+    for key, _ in pairs:
+        if key in seen:
+            return key
+        seen.add(key)
+    return None
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    key = repeated_key(pairs)
+    if key is not None:
+        raise ValueError(f"the key {key!r} appears twice in one object: JSON parsers "
+                         "disagree on which value wins, so the call is refused")
+    return dict(pairs)
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and not item.isascii():
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+    return False
 
 
 def _no_constant(name: str) -> Any:

@@ -2,7 +2,10 @@
 
 The assembler can be asked after every delta what each call looks like so far. Whether a call
 may run is decided in one place, `readiness`: it needs an id and a name, arguments that are a
-JSON object (empty text means "no arguments"), no converter's rejection, and the end of the turn.
+JSON object (empty text means "no arguments"), no converter's refusal, and the end of the turn.
+A converter that knows better than the fragments what a call's arguments are (a server that
+resends everything so far in each fragment) says so with `Arguments`; the fragments stay
+transport, the converter's reading is the call's text.
 Waiting for the end of the turn is the lab's policy: until then the turn may still be
 cancelled, cut off, or made invalid by a later chunk (a duplicate or changed id).
 """
@@ -44,6 +47,15 @@ class Finish:
 
 
 @dataclass(frozen=True, slots=True)
+class Arguments:
+    """A converter's final reading of one call's arguments, replacing what its fragments gave:
+    for wire shapes whose fragments are not plain deltas (cumulative snapshots, a repeat)."""
+
+    index: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class Reject:
     """A wire converter's verdict that one call's content cannot be trusted (e.g. corrupted
     arguments): the call stays in the history but is answered with an error, never run."""
@@ -52,7 +64,7 @@ class Reject:
     reason: str
 
 
-StreamEvent = ToolCallDelta | TextDelta | Finish | Reject
+StreamEvent = ToolCallDelta | TextDelta | Finish | Reject | Arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +76,13 @@ class Readiness:
 
 
 def readiness(id: str | None, name: str, arguments: str, closed: bool,
-              rejected: str | None = None, conflict: str | None = None) -> Readiness:
+              refused: str | None = None, conflict: str | None = None) -> Readiness:
     """The one rule for "may this call run": the first reason that forbids it, or that it may.
 
     `""` and `"{}"` both mean no arguments, so a parameterless tool can run.
     """
-    if rejected:
-        return Readiness(False, rejected)
+    if refused:
+        return Readiness(False, refused)
     if conflict:
         return Readiness(False, conflict)
     if not id:
@@ -96,7 +108,7 @@ class CallState:
     parts: list[str] = field(default_factory=list)
     closed: bool = False
     conflict: str | None = None  # a second, different id for the same index
-    rejected: str | None = None  # why a converter refused this call's content
+    refused: str | None = None  # why a converter refused this call's content
 
     @property
     def arguments(self) -> str:
@@ -104,8 +116,8 @@ class CallState:
 
     @property
     def parse_error(self) -> str | None:
-        if self.rejected:
-            return self.rejected
+        if self.refused:
+            return self.refused
         if not self.parts and not self.closed:  # "no arguments" only once the call is closed
             return "no arguments yet"
         return parse_arguments(self.arguments)[1]
@@ -116,7 +128,7 @@ class CallState:
 
     @property
     def readiness(self) -> Readiness:
-        return readiness(self.id, self.name, self.arguments, self.closed, self.rejected,
+        return readiness(self.id, self.name, self.arguments, self.closed, self.refused,
                          self.conflict)
 
     @property
@@ -145,10 +157,10 @@ class Assembly:
 
     @property
     def requests(self) -> tuple[ToolRequest, ...]:
-        """The calls in execution form: a rejected call carries its rejection as parse error."""
+        """The calls in execution form: a refused call carries its refusal as parse error."""
         if self.message is None:
             return ()
-        return tuple(ToolRequest(c.id, c.name, c.arguments, None, s.rejected) if s.rejected
+        return tuple(ToolRequest(c.id, c.name, c.arguments, None, s.refused) if s.refused
                      else ToolRequest.from_call(c)
                      for c, s in zip(self.message.tool_calls, self.calls, strict=True))
 
@@ -176,7 +188,9 @@ class StreamAssembler:
         elif isinstance(event, TextDelta):
             self._text.append(event.text)
         elif isinstance(event, Reject):
-            self._state(event.index).rejected = event.reason
+            self._state(event.index).refused = event.reason
+        elif isinstance(event, Arguments):
+            self._state(event.index).parts = [event.text]
         else:
             self.finish_reason = event.reason
             for state in self._calls.values():

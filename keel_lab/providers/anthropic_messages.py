@@ -2,6 +2,10 @@
 
 Calls are `tool_use` blocks in an assistant message; their results are `tool_result` blocks,
 all of them in the *next* user message. The error texts are the ones Anthropic's API returns.
+Two shapes of a streamed turn replayed without assembling it are rejected too: a raw
+`input_json_delta` block (a stream event, not a content block; 1Panel-dev/MaxKB#6480) and a
+`tool_use` whose `input` is not an object, such as the joined `partial_json` text
+(anthropics/anthropic-sdk-typescript#648, anthropics/claude-code#6696).
 """
 
 from __future__ import annotations
@@ -29,8 +33,16 @@ ORPHAN = ("messages.{n}.content.{k}: unexpected `tool_use_id` found in `tool_res
           "{id}. Each `tool_result` block must have a corresponding `tool_use` block in the "
           "previous message.")
 DUPLICATE = "messages.{n}.content.{k}: `tool_use` ids must be unique"
+STREAM_DELTA = ("messages.{n}.content.{k}: Input tag 'input_json_delta' found using 'type' does "
+                "not match any of the expected tags")  # 1Panel-dev/MaxKB#6480
+NOT_AN_OBJECT = "messages.{n}.content.{k}.tool_use.input: Input should be a valid dictionary"
 MISPLACED = ("messages.{n}.content.{k}: a `{kind}` block cannot appear in a {role} message "
              "(the lab's check)")
+SECOND_RESULT = ("messages.{n}.content.{k}: a second `tool_result` block for `tool_use_id` {id}; "
+                 "each `tool_use` gets exactly one (the lab's check)")
+RESULTS_FIRST = ("messages.{n}.content.{k}: a `{kind}` block before the `tool_result` block at "
+                 "content.{j}; Anthropic's docs require `tool_result` blocks first in the content "
+                 "array, any text after them, and answer 400 otherwise (the lab's check)")
 
 
 def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
@@ -79,6 +91,9 @@ def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = N
                 if b["type"] == "tool_use":
                     names[b["id"]] = b["name"]
                     where = f"messages.{n}.content.{k}.input"
+                    if not isinstance(b["input"], Mapping):
+                        raise LabError(f"{where}: a tool_use block needs an object, got "
+                                       f"{type(b['input']).__name__}")
                     calls.append(ToolCall(b["id"], b["name"], strict_dumps(b["input"], where)))
             out.append(AssistantMessage(text, tuple(calls)))
             continue
@@ -132,9 +147,8 @@ def _block(b: Any, where: str) -> None:
     elif kind == "tool_use":
         _string(b, "id", where)
         _string(b, "name", where)
-        if not isinstance(b.get("input"), Mapping):
-            raise LabError(f"{where}.input: a tool_use block needs an object, got "
-                           f"{type(b.get('input')).__name__}")
+        if "input" not in b:
+            raise LabError(f"{where}.input: a tool_use block needs an object, got nothing")
     elif kind == "tool_result":
         _string(b, "tool_use_id", where)
         content = b.get("content")
@@ -164,17 +178,39 @@ def _result_text(content: Any) -> str:
     return content or ""
 
 
+def _results_first(n: int, content: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
+    """The first block of a user message that comes before one of its `tool_result` blocks,
+    if any: the docs' ordering rule, reported once per message."""
+    last = max((j for j, b in enumerate(content) if b["type"] == "tool_result"), default=0)
+    for k, b in enumerate(content[:last]):
+        if b["type"] != "tool_result":
+            j = next(j for j in range(k + 1, last + 1) if content[j]["type"] == "tool_result")
+            return [HistoryProblem("results_not_first", RESULTS_FIRST.format(
+                n=n, k=k, kind=b["type"], j=j), (content[j]["tool_use_id"],), n)]
+    return []
+
+
 def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
     """Every pairing problem Anthropic reports for these messages, with its wording; a
     malformed message raises `LabError` first, so nothing is skipped unread.
 
     A `tool_use` block outside an assistant message, or a `tool_result` outside a user
-    message, is a problem in the lab's words (kind `misplaced_block`).
+    message, is a problem in the lab's words (kind `misplaced_block`); so are a second
+    `tool_result` for one `tool_use_id` (`duplicate_result`) and a block before a
+    `tool_result` in its user message (`results_not_first`: Anthropic's docs say results come
+    first and any text after them, and give no error text).
     """
     parsed = [_message(m, n) for n, m in enumerate(messages)]
     problems: list[HistoryProblem] = []
     seen: set[str] = set()
     for n, (role, content) in enumerate(parsed):
+        for k, b in enumerate(content):
+            if b["type"] == "input_json_delta":
+                problems.append(HistoryProblem("stream_delta_block", STREAM_DELTA.format(
+                    n=n, k=k), (), n))
+            elif b["type"] == "tool_use" and not isinstance(b["input"], Mapping):
+                problems.append(HistoryProblem("input_not_an_object", NOT_AN_OBJECT.format(
+                    n=n, k=k), (b["id"],), n))
         stray = "tool_result" if role == "assistant" else "tool_use"
         for k, b in enumerate(content):
             if b["type"] == stray:
@@ -202,8 +238,17 @@ def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryPro
             prev = parsed[n - 1] if n > 0 else ("", [])
             uses_before = {b["id"] for b in prev[1]
                            if prev[0] == "assistant" and b["type"] == "tool_use"}
+            results: set[str] = set()
             for k, b in enumerate(content):
-                if b["type"] == "tool_result" and b["tool_use_id"] not in uses_before:
+                if b["type"] != "tool_result":
+                    continue
+                call_id = b["tool_use_id"]
+                if call_id in results:
+                    problems.append(HistoryProblem("duplicate_result", SECOND_RESULT.format(
+                        n=n, k=k, id=call_id), (call_id,), n))
+                elif call_id not in uses_before:
                     problems.append(HistoryProblem("orphan_result", ORPHAN.format(
-                        n=n, k=k, id=b["tool_use_id"]), (b["tool_use_id"],), n))
+                        n=n, k=k, id=call_id), (call_id,), n))
+                results.add(call_id)
+            problems += _results_first(n, content)
     return problems

@@ -19,9 +19,13 @@ from keel_lab.providers.fields import shown
 from keel_lab.providers.formats import HISTORY_FORMATS, detect_history
 from keel_lab.providers.gemini_messages import validate_gemini
 from keel_lab.providers.openai_messages import from_openai
+from keel_lab.providers.responses_messages import validate_responses
 from keel_lab.providers.streams.records import read_file
 
 MAX_DEPTH = 100  # a message is a handful of levels; tool inputs get the rest
+MAX_KEY = 40  # characters of one key an error line shows
+MAX_PATH = 200  # characters of a key path an error line shows (its start and its end)
+BODY_KEYS = ("messages", "contents", "input")  # where a request body keeps its history
 
 
 class _Duplicates(dict[str, Any]):
@@ -63,11 +67,11 @@ def _check(value: Any, where: str) -> None:
                                           0)]
     while stack:
         v, path, depth = stack.pop()
-        here = f"{where}: {path or 'the top level'}"
+        here = f"{where}: {_bounded(path)}"
         if depth > MAX_DEPTH:
             raise LabError(f"{here}: nested deeper than {MAX_DEPTH} levels")
         if isinstance(v, _Duplicates):
-            raise LabError(f"{here}: the key {v.key!r} appears twice")
+            raise LabError(f"{here}: the key {shown(v.key)} appears twice")
         if isinstance(v, float) and not math.isfinite(v):
             raise LabError(f"{here}: {v} is not a JSON number")
         if isinstance(v, str):
@@ -75,10 +79,24 @@ def _check(value: Any, where: str) -> None:
         elif isinstance(v, dict):
             for k in v:
                 _text(k, f"{here}: a key")
-            stack.extend((child, f"{path}.{k}" if path else k, depth + 1)
+            stack.extend((child, f"{path}.{_key(k)}" if path else _key(k), depth + 1)
                          for k, child in reversed(v.items()))
         elif isinstance(v, list):
             stack.extend((v[i], f"{path}[{i}]", depth + 1) for i in reversed(range(len(v))))
+
+
+def _key(k: str) -> str:
+    return k if len(k) <= MAX_KEY else f"{k[:MAX_KEY]}..."
+
+
+def _bounded(path: str) -> str:
+    """A key path short enough for one error line: long keys are cut where the path is built,
+    and a deep path keeps its start and its end."""
+    if not path:
+        return "the top level"
+    if len(path) <= MAX_PATH:
+        return path
+    return f"{path[:MAX_PATH // 2]}...{path[-MAX_PATH // 2:]}"
 
 
 def _text(s: str, here: str) -> None:
@@ -91,16 +109,30 @@ def _text(s: str, here: str) -> None:
 
 def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
     """The format and the messages of a JSON file: a list of messages or a request body
-    (`messages`, or Gemini's `contents`)."""
+    (`messages`, Gemini's `contents` or the Responses API's `input`)."""
     value = loads(read_file(path), str(path))
-    messages = value.get("messages", value.get("contents")) if isinstance(value, dict) \
-        else value
+    messages = _history(value, path) if isinstance(value, dict) else value
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        got = f"an object with keys {', '.join(shown(k) for k in list(value)[:5])}" \
-            if isinstance(value, dict) else shown(value)
         raise LabError(f"{path}: expected a list of message objects, or an object with "
-                       f"'messages' or 'contents' (got {got})")
+                       f"'messages', 'contents' or 'input' (got {_got(value)})")
     return _format(messages, fmt), messages
+
+
+def _history(body: dict[str, Any], path: str | Path) -> Any:
+    """The history a request body holds; a body with two of them is refused, since which one
+    a reader takes would decide the verdict (the lab's policy)."""
+    found = [k for k in BODY_KEYS if k in body]
+    if len(found) > 1:
+        raise LabError(f"{path}: ambiguous: the body has both {shown(found[0])} and "
+                       f"{shown(found[1])}; keep the one the provider reads")
+    return body[found[0]] if found else None
+
+
+def _got(value: Any) -> str:
+    if isinstance(value, dict):
+        return (f"an object with keys {', '.join(shown(k) for k in list(value)[:5])}"
+                if value else "an empty object")
+    return shown(value)
 
 
 def _format(messages: list[dict[str, Any]], fmt: str) -> str:
@@ -120,4 +152,6 @@ def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[Hist
         return validate_anthropic(messages)
     if fmt == "gemini":
         return validate_gemini(messages)
+    if fmt == "openai-responses":
+        return validate_responses(messages)
     return validate_history(from_openai(messages))

@@ -2,7 +2,8 @@
 
 The converter of the stream's format turns payloads into the lab's deltas and notes every quirk
 it meets; the core assembler decides, as it does for the runner, which calls may run. The
-diagnosis only explains that verdict: there is no second set of rules here.
+diagnosis only explains that verdict: there is no second set of rules here. It also reads the
+turn's text for calls written into it (`leaks.py`): reported, never run.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from keel_lab.core.protocol import parse_arguments
 from keel_lab.core.streaming import Assembly, CallState, StreamEvent, assemble
 from keel_lab.core.tables import format_table, printable
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
+from keel_lab.providers.leaks import describe, leaked_calls
 from keel_lab.providers.streams import anthropic, gemini, ollama, openai_chat, openai_responses
 from keel_lab.providers.streams.common import Labelled
 from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
-from keel_lab.providers.streams.records import iter_records, parse_records, read_file
+from keel_lab.providers.streams.records import iter_records, no_events, parse_records, read_file
 
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
 
@@ -55,9 +57,12 @@ class Diagnosis:
 
     @property
     def ok(self) -> bool:
-        """The turn finished and every call in it may run (a turn without calls is fine)."""
+        """The turn finished, every call in it may run (a turn without calls is fine), and
+        nothing refused the turn as a whole (a call the provider dropped, say)."""
         return (self.finish_reason is not None and self.interrupted is None
-                and all(c.executable for c in self.calls))
+                and all(c.executable for c in self.calls)
+                and not any(d.action == "refused" and d.index is None
+                            for d in self.diagnostics))
 
     def to_dict(self) -> dict[str, Any]:
         return {"finish_reason": self.finish_reason,
@@ -97,8 +102,8 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
         error = record is not DONE and _is_error(record)
         found = None if record is DONE or error else record_format(record)
         if found is not None and found != fmt:
-            raise LabError(f"{where}: an {found} event in an {fmt} stream" if own else
-                           f"{where}: this is not {fmt}: it is an {found} event")
+            raise LabError(f"{where}: {_a(found)} event in {_a(fmt)} stream" if own else
+                           f"{where}: this is not {fmt}: it is {_a(found)} event")
         if found is None and record is not DONE and not error:
             unknown = True
             diag.note(None, None, "unknown_event", f"{where} is no {fmt} event (the first "
@@ -107,6 +112,11 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
         yield where, record
     if unknown and not own and not errors:
         raise LabError(f"{source}: this is not {fmt}: none of its events is one")
+
+
+def _a(fmt: str) -> str:
+    """The format's name with its article: "an openai-chat", "a gemini"."""
+    return f"{'an' if fmt[0] in 'aeiou' else 'a'} {fmt}"
 
 
 def _is_error(record: dict[str, Any]) -> bool:
@@ -122,11 +132,16 @@ def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
 def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
     diag = Diagnostics()
     assembly = assemble(_noting_server_errors(_convert(records, fmt, diag, source), diag))
+    states = {s.index: s for s in assembly.calls}
     for p in assembly.problems:  # the converter's own wording, where it noted one, comes first
-        diag.note(p.index, _state(assembly, p.index).id, p.kind, p.message, "refused")
+        diag.note(p.index, states[p.index].id, p.kind, p.message, "refused")
+    leaks = leaked_calls(assembly.text)
+    if leaks:
+        diag.note(None, None, "call_in_text", describe(leaks), "reported")
+    refusals = _Refusals(diag, states)
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
-                              None if s.rejected else parse_arguments(s.arguments)[0],
-                              assembly.readiness(s).executable, _explain(s, assembly, diag))
+                              None if s.refused else parse_arguments(s.arguments)[0],
+                              assembly.readiness(s).executable, refusals.explain(s, assembly))
                for s in assembly.calls]
     return Diagnosis(fmt, assembly.finish_reason, reports, list(diag),
                      assembly.refused if assembly.finish_reason is None else None, assembly.text)
@@ -142,46 +157,54 @@ def _noting_server_errors(events: Iterator[StreamEvent], diag: Diagnostics
         raise
 
 
-def _state(assembly: Assembly, index: int) -> CallState:
-    return next(s for s in assembly.calls if s.index == index)
+class _Refusals:
+    """The refusing diagnostics, gathered once: each call's first one, and the first that can
+    stand for a refused turn (one of the whole stream, or of a call not refused on its own)."""
 
+    def __init__(self, diag: Diagnostics, states: dict[int, CallState]) -> None:
+        refused = [d for d in diag if d.action == "refused"]
+        self.own: dict[int | None, Diagnostic] = {}
+        for d in refused:
+            self.own.setdefault(d.index, d)
+        self.cause = next((d for d in refused if d.index is None or d.index not in states
+                           or not states[d.index].refused), None)
 
-def _explain(state: CallState, assembly: Assembly, diag: Diagnostics) -> str | None:
-    """Why the assembler's verdict forbids this call, in the diagnostics' words: its own
-    rejection first, then what refused the whole turn, then the call's own reason."""
-    verdict = assembly.readiness(state)
-    if verdict.executable:
-        return None
-    rejected = [d for d in diag if d.action == "refused"]
-    own = next((d for d in rejected if d.index == state.index), None)
-    if own:
-        return own.message + ("; the turn is refused" if assembly.refused else "")
-    cause = next((d for d in rejected if d.index is None
-                  or not _state(assembly, d.index).rejected), None)
-    if assembly.refused and cause:
-        where = f" because of call {cause.index}" if cause.index is not None else ""
-        return f"not run: the turn is refused{where} ({cause.quirk}: {cause.message})"
-    return verdict.reason
+    def explain(self, state: CallState, assembly: Assembly) -> str | None:
+        """Why the assembler's verdict forbids this call, in the diagnostics' words: its own
+        refusal first, then what refused the whole turn, then the call's own reason."""
+        verdict = assembly.readiness(state)
+        if verdict.executable:
+            return None
+        own = self.own.get(state.index)
+        if own:
+            return own.message + ("; the turn is refused" if assembly.refused else "")
+        cause = self.cause
+        if assembly.refused and cause:
+            where = f" because of call {cause.index}" if cause.index is not None else ""
+            return f"not run: the turn is refused{where} ({cause.quirk}: {cause.message})"
+        return verdict.reason
 
 
 def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
     """The format and payloads of a recorded stream file (SSE text or JSON lines)."""
-    records = parse_records(read_file(path), str(path))
+    text = read_file(path)
+    records = parse_records(text, str(path))
     if not records:
-        raise LabError(f"{path}: no events in the file")
+        raise no_events(text, str(path))
     return (detect_stream(records, str(path)) if fmt == "auto" else fmt), records
 
 
 def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
     """`diagnose` on a recorded stream file, read one payload at a time (memory stays a small
     multiple of the file's size)."""
-    records = iter_records(read_file(path), str(path))
+    text = read_file(path)
+    records = iter_records(text, str(path))
     seen: list[tuple[str, dict[str, Any]]] = []  # up to the first recognisable payload
     for where, record in records:
         seen.append((where, record))
         if fmt != "auto" or (record is not DONE and record_format(record)):
             break
     if not seen:
-        raise LabError(f"{path}: no events in the file")
+        raise no_events(text, str(path))
     fmt = detect_stream([r for _, r in seen], str(path)) if fmt == "auto" else fmt
     return _diagnose(chain(seen, records), fmt, str(path))

@@ -1,7 +1,7 @@
 """The provider formats the lab reads, by name, and how each is told apart from the others.
 
 One list of names serves the CLI's choices, the converters and detection: streams come in five
-formats, conversations (histories) in three.
+formats, conversations (histories) in four.
 """
 
 from __future__ import annotations
@@ -12,8 +12,14 @@ from typing import Any
 from keel_lab.core.errors import LabError
 
 STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama", "gemini")
-HISTORY_FORMATS = ("openai", "anthropic", "gemini")
+HISTORY_FORMATS = ("openai", "anthropic", "gemini", "openai-responses")
 DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
+# content block types only Anthropic's Messages API has (OpenAI chat's image is `image_url`,
+# the Responses API's `input_image`)
+ANTHROPIC_BLOCKS = ("tool_use", "tool_result", "image", "document", "thinking",
+                    "redacted_thinking", "search_result", "server_tool_use")
+RESPONSES_PARTS = ("input_text", "input_image", "input_file", "output_text")  # Responses only
+RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoning")
 
 
 def record_format(record: dict[str, Any]) -> str | None:
@@ -45,14 +51,16 @@ def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> s
 
 
 def detect_history(messages: Sequence[dict[str, Any]]) -> str:
-    """Gemini when any message has `parts`, Anthropic when any message carries tool_use or
-    tool_result blocks, else OpenAI."""
+    """Gemini when any message has `parts`, Anthropic when any message carries a block only
+    Anthropic has (tool_use, tool_result, image, thinking, ...), the Responses API when any
+    item is typed (`function_call`, `message`, ...) or has a part only it has (`input_text`,
+    ...), else OpenAI."""
     if any("parts" in m for m in messages):
         return "gemini"
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list) and any(
-                isinstance(b, dict) and b.get("type") in ("tool_use", "tool_result")
-                for b in content):
-            return "anthropic"
+    kinds = {b.get("type") for m in messages if isinstance(m.get("content"), list)
+             for b in m["content"] if isinstance(b, dict) and isinstance(b.get("type"), str)}
+    if kinds & set(ANTHROPIC_BLOCKS):
+        return "anthropic"
+    if kinds & set(RESPONSES_PARTS) or any(m.get("type") in RESPONSES_ITEMS for m in messages):
+        return "openai-responses"
     return "openai"

@@ -3,8 +3,14 @@
 Calls are `functionCall` parts of a `model` content; their results are `functionResponse`
 parts, all of them in the next `user` content. Gemini counts: the turn after a call turn must
 hold one response part per call part, and its error text says so. A call's `id` is optional;
-the lab's policy for one without an id is `gemini-call-<n>-<k>` (content n, call k of it), and
-a response without an id answers the call at its own position among the id-less calls.
+the lab's policy for one without an id is `gemini-call-<n>-<k>` (content n, call k of it).
+Gemini documents a response's `id` as optional, "populated by the client to match the
+corresponding function call id", a call's `id` as one that "must be sent back", and a response's
+`name` as required and matching the call's. The lab's reading: a response with an id answers the
+call with that id; one without answers by name an id-less call, the k-th response of a name the
+k-th call of that name; never by position alone. A response that answers no call (an unknown id,
+a name no id-less call has, more responses than calls of a name, a second answer to one id) and a
+call left without a response are each reported.
 A `thoughtSignature` travels on the call's part: `thought_signatures` reads them and
 `to_gemini` puts them back, so a round trip keeps them.
 """
@@ -30,8 +36,7 @@ from keel_lab.providers.fields import shown, strict_dumps
 
 COUNT = ("Please ensure that the number of function response parts is equal to the number of "
          "function call parts of the function call turn.")  # google-gemini/gemini-cli#4217
-UNKNOWN_ID = ("contents.{n}.parts.{k}: functionResponse id {id} answers no functionCall of "
-              "the previous turn (the lab's check)")
+LAB = " (the lab's check)"
 
 
 def to_gemini(messages: Iterable[Message], signatures: Mapping[str, str] | None = None
@@ -75,7 +80,7 @@ def to_gemini(messages: Iterable[Message], signatures: Mapping[str, str] | None 
 class _Content:
     role: str
     calls: tuple[tuple[int, str, Mapping[str, Any]], ...]  # (part k, id, part)
-    responses: tuple[tuple[int, str, Mapping[str, Any]], ...]
+    responses: tuple[tuple[int, str, Mapping[str, Any]], ...]  # id "" when the part has none
     text: str
 
 
@@ -87,16 +92,21 @@ def from_gemini(contents: Sequence[Mapping[str, Any]],
     if system_instruction:
         text = _content(system_instruction, "systemInstruction", "user").text
         out.append(SystemMessage(text))
+    previous: _Content | None = None
     for n, c in enumerate(_contents(contents)):
         if c.role == "model":
             calls = tuple(ToolCall(i, p["functionCall"]["name"], strict_dumps(
                 p["functionCall"].get("args") or {}, f"contents.{n}.parts.{k}.functionCall.args"))
                 for k, i, p in c.calls)
             out.append(AssistantMessage(c.text, calls))
+            previous = c
             continue
-        for _, i, p in c.responses:
+        answers = _pair(previous.calls if previous else (), c.responses).answers
+        for k, i, p in c.responses:
             fr = p["functionResponse"]
-            out.append(ToolMessage(i, fr["name"], _result_text(fr.get("response"))))
+            call_id = answers.get(k) or i or f"gemini-response-{n}-{k}"  # answers no call
+            out.append(ToolMessage(call_id, fr["name"], _result_text(fr.get("response"))))
+        previous = None
         if c.text:
             out.append(UserMessage(c.text))
     return out
@@ -109,48 +119,133 @@ def thought_signatures(contents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 
 
 def validate_gemini(contents: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
-    """Every pairing problem Gemini reports for these contents, with its wording: a call turn
-    must be followed by a user turn with as many function response parts. A response whose
-    id names no call of the previous turn is a problem in the lab's words."""
+    """Every pairing problem of these contents: Gemini's own text when a call turn is not
+    followed by as many function response parts, and, in the lab's words, each call left
+    unanswered (its name and position) and each response that answers no call."""
     parsed = list(_contents(contents))
     problems: list[HistoryProblem] = []
+    first_seen: dict[str, str] = {}  # a call's own id -> where it was first used
     for n, c in enumerate(parsed):
-        prev = parsed[n - 1] if n > 0 and parsed[n - 1].role == "model" else None
-        calls = prev.calls if prev else ()
-        if c.role == "model" and c.calls and (n + 1 == len(parsed) or
-                                              parsed[n + 1].role != "user"):
-            problems.append(HistoryProblem("missing_results", COUNT,
-                                           tuple(i for _, i, _ in c.calls), n))
-        if c.role != "user":
-            continue
-        if (calls or c.responses) and len(calls) != len(c.responses):
-            answered = {i for _, i, _ in c.responses}
-            kind = "missing_results" if len(calls) > len(c.responses) else "orphan_result"
-            ids = [i for _, i, _ in calls if i not in answered] if kind == "missing_results" \
-                else [i for _, i, _ in c.responses]
-            problems.append(HistoryProblem(kind, COUNT, tuple(ids), n))
-        known = {i for _, i, _ in calls}
-        problems += [HistoryProblem("orphan_result", UNKNOWN_ID.format(n=n, k=k, id=i), (i,), n)
-                     for k, i, _ in c.responses if calls and i not in known]
+        for k, i, p in c.calls:
+            if _id(p["functionCall"]) and i in first_seen:
+                problems.append(HistoryProblem("duplicate_id", (
+                    f"contents.{n}.parts.{k}: functionCall id {shown(i)} was already used by "
+                    f"{first_seen[i]}; each call needs its own{LAB}"), (i,), n))
+            first_seen.setdefault(i, f"contents.{n}.parts.{k}")
+        after = n + 1 < len(parsed) and parsed[n + 1].role == "user"
+        if c.role == "model" and c.calls:
+            problems += _turn(n, c.calls, n + 1 if after else None,
+                              parsed[n + 1].responses if after else ())
+        elif c.role == "user" and c.responses and not (n and parsed[n - 1].calls):
+            problems += _turn(None, (), n, c.responses)
+    return sorted(problems, key=lambda p: p.position)
+
+
+def _turn(m: int | None, calls: tuple[_Part, ...], u: int | None,
+          responses: tuple[_Part, ...]) -> list[HistoryProblem]:
+    """The problems of one call turn (content m) and the user turn after it (content u)."""
+    pairing = _pair(calls, responses)
+    unanswered = [c for c in calls if c[1] not in pairing.answered]
+    at = u if u is not None else m
+    assert at is not None
+    problems = []
+    if len(calls) != len(responses):
+        kind = "missing_results" if len(calls) > len(responses) else "orphan_result"
+        ids = [i for _, i, _ in unanswered] if kind == "missing_results" \
+            else [i for k, i, _ in responses if k in pairing.stray and i]
+        problems.append(HistoryProblem(kind, COUNT, tuple(ids), at))
+    for k, i, p in unanswered:
+        where = f"contents.{m}.parts.{k}"
+        problems.append(HistoryProblem("missing_results", (
+            f"{where}: functionCall {_named(p['functionCall'])} has no functionResponse in "
+            f"{f'contents.{u}' if u is not None else 'a user turn after it'}{LAB}"), (i,),
+            at if m is None else m))
+    parts = {k: p["functionResponse"] for k, _, p in responses}
+    for k, (kind, why) in sorted(pairing.stray.items()):
+        fr = parts[k]
+        rid = _id(fr)
+        problems.append(HistoryProblem(kind, (
+            f"contents.{u}.parts.{k}: functionResponse {_named(fr)} {why}{LAB}"),
+            (rid,) if rid else (), at))
     return problems
+
+
+_Part = tuple[int, str, Mapping[str, Any]]  # (part k, id, part); a response's id may be ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Pairing:
+    answers: dict[int, str]  # response part k -> the id of the call it answers
+    answered: set[str]  # the ids of the calls answered
+    stray: dict[int, tuple[str, str]]  # response part k -> (problem kind, why it answers none)
+
+
+def _pair(calls: tuple[_Part, ...], responses: tuple[_Part, ...]) -> _Pairing:
+    """Which call each response answers: by id when it has one, else by name among the
+    id-less calls, in order (the lab's reading of Gemini's documented fields)."""
+    by_id: dict[str, Mapping[str, Any]] = {}
+    id_less: dict[str, list[str]] = {}  # name -> the ids the lab gave its id-less calls
+    for _, i, p in calls:
+        by_id.setdefault(i, p["functionCall"])
+        if not _id(p["functionCall"]):
+            id_less.setdefault(p["functionCall"]["name"], []).append(i)
+    names = {c["name"] for c in by_id.values()}
+    queues = {name: iter(ids) for name, ids in id_less.items()}  # each consumed in call order
+    answers: dict[int, str] = {}
+    answered: set[str] = set()
+    stray: dict[int, tuple[str, str]] = {}
+    for k, i, p in responses:
+        name = p["functionResponse"]["name"]
+        if not i:
+            continue
+        call = by_id.get(i)
+        if call is None:
+            stray[k] = ("orphan_result", "names an id no functionCall of the previous turn has")
+        elif i in answered:
+            stray[k] = ("duplicate_result", "answers a call already answered; each call gets "
+                        "exactly one response")
+        elif call["name"] != name:
+            stray[k] = ("name_mismatch", f"names the call {shown(i)} of {shown(call['name'])}, "
+                        "but a response's name must be its call's")
+        else:
+            answers[k] = i
+            answered.add(i)
+    for k, i, p in responses:
+        name = p["functionResponse"]["name"]
+        if i:
+            continue
+        waiting = next((c for c in queues.get(name, iter(())) if c not in answered), None)
+        if waiting:
+            answers[k] = waiting
+            answered.add(waiting)
+        elif name in id_less:
+            stray[k] = ("orphan_result", f"is one response more than the calls named "
+                        f"{shown(name)}")
+        elif name in names:
+            stray[k] = ("orphan_result", f"answers no call: every call named {shown(name)} "
+                        "has an id, which its response must send back")
+        else:
+            stray[k] = ("orphan_result", f"answers no call: the previous turn has no call "
+                        f"named {shown(name)}")
+    return _Pairing(answers, answered, stray)
+
+
+def _named(value: Mapping[str, Any]) -> str:
+    """A call or response as an error line shows it: its name, and its id when it has one."""
+    i = _id(value)
+    return shown(value["name"]) + (f" (id {shown(i)})" if i else " (no id)")
 
 
 def _contents(contents: Sequence[Mapping[str, Any]]) -> Iterator[_Content]:
     """The contents read and checked, with every call and response named by its id."""
     if not isinstance(contents, Sequence) or isinstance(contents, str):
         raise LabError("contents: expected a list of content objects")
-    previous: _Content | None = None
     for n, raw in enumerate(contents):
         c = _content(raw, f"contents.{n}")
         calls = tuple((k, _id(p["functionCall"]) or f"gemini-call-{n}-{j}", p)
                       for j, (k, p) in enumerate(c.calls_raw))
-        unnamed = iter([i for _, i, p in previous.calls if not _id(p["functionCall"])]
-                       if previous else [])
-        responses = tuple((k, _id(p["functionResponse"])
-                           or next(unnamed, f"gemini-response-{n}-{k}"), p)
-                          for k, p in c.responses_raw)
-        previous = _Content(c.role, calls, responses, c.text)
-        yield previous
+        responses = tuple((k, _id(p["functionResponse"]) or "", p) for k, p in c.responses_raw)
+        yield _Content(c.role, calls, responses, c.text)
 
 
 @dataclass(frozen=True, slots=True)

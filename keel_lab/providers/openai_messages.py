@@ -15,6 +15,7 @@ from keel_lab.core.messages import (
 )
 from keel_lab.core.protocol import ToolCall
 from keel_lab.providers.fields import shown
+from keel_lab.providers.formats import ANTHROPIC_BLOCKS, RESPONSES_ITEMS, RESPONSES_PARTS
 
 
 def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
@@ -68,6 +69,9 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
             if name is not None and not isinstance(name, str):
                 raise LabError(f"{where}.name: expected a string, got {type(name).__name__}")
             out.append(ToolMessage(call_id, name or "", content))
+        elif d.get("type") in RESPONSES_ITEMS:
+            raise LabError(f"{where}: a {shown(d['type'])} item is the Responses API's, not a "
+                           "Chat Completions message (validate it as --format openai-responses)")
         else:
             raise LabError(f"{where}: unknown role {shown(role)} (expected one of system, "
                            "developer, user, assistant, tool)")
@@ -75,7 +79,6 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
 
 
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")  # Chat Completions parts
-ANTHROPIC_BLOCKS = ("tool_use", "tool_result")
 
 
 def _text(content: Any, where: str) -> str:
@@ -90,8 +93,11 @@ def _text(content: Any, where: str) -> str:
         here = f"{where}.content[{k}]"
         kind = p.get("type") if isinstance(p, Mapping) else None
         if kind in ANTHROPIC_BLOCKS:
-            raise LabError(f"{here}: a {kind!r} block is Anthropic's format, not OpenAI chat "
+            raise LabError(f"{here}: {_a(kind)} block is Anthropic's format, not OpenAI chat "
                            "(validate it as --format anthropic; a history cannot mix both)")
+        if kind in RESPONSES_PARTS:
+            raise LabError(f"{here}: {_a(kind)} part is the Responses API's, not OpenAI chat "
+                           "(validate it as --format openai-responses)")
         if kind not in PART_TYPES:
             raise LabError(f"{here}: expected a content part with 'type' one of "
                            f"{', '.join(PART_TYPES)}, got {shown(kind)}")
@@ -101,6 +107,10 @@ def _text(content: Any, where: str) -> str:
                                f"{type(p.get('text')).__name__}")
             texts.append(p["text"])
     return "".join(texts)
+
+
+def _a(kind: str) -> str:
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind!r}"
 
 
 def _call(c: Any, where: str) -> ToolCall:

@@ -3,9 +3,13 @@
 `content_block_start` with a `tool_use` block brings the call's id and name at the block's
 `index` (a text block before it takes index 0); `input_json_delta` events carry `partial_json`;
 `message_delta` brings the `stop_reason` and `message_stop` ends the turn. A `tool_use` whose
-input arrives whole in the start block (some proxies do this) is taken as it is. A second
+input arrives whole in the start block (some proxies do this) is taken as it is. A call of a
+tool without parameters may bring no `input_json_delta` at all, or only empty ones
+(BerriAI/litellm#5063): its input is `{}`, tolerated and noted (`no_arguments`). A second
 `content_block_start` at an index that holds a call, or a call fragment after the stop reason or
-`message_stop`, makes that call one the lab never runs.
+`message_stop`, makes that call one the lab never runs. A stop reason that does not end a turn
+with its output (`refusal`, `pause_turn` - the turn is to be continued - or an unknown value)
+refuses the turn's calls: the lab's policy.
 """
 
 from __future__ import annotations
@@ -17,6 +21,10 @@ from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import preview
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
+
+# refusal (declined) and pause_turn (to be continued by a next request) are not among them
+NORMAL = ("tool_use", "end_turn", "max_tokens", "stop_sequence",
+          "model_context_window_exceeded")
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
@@ -62,5 +70,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             raise ConnectionError(f"the server sent an error: {preview(r.raw('error'))}")
         if index is not None and stream.ended:
             calls[index].late = late(where, stream.ended)
+    for index, call in sorted(calls.items()):
+        if finished and not call.parts:
+            diag.note(index, call.id, "no_arguments", "the tool_use block brought no input "
+                      "(no input_json_delta, or only empty ones): a tool without parameters; "
+                      "its input is {}")
     yield from closing(calls, (stop_reason or "end_turn") if finished else None, diag,
-                       "message_stop")
+                       "message_stop", NORMAL)

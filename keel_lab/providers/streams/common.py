@@ -2,8 +2,11 @@
 and the checks made at the finish.
 
 Turn-level rules (ids missing, reused or changed) are the core assembler's; a converter only
-rejects what the wire itself corrupted. A field of the wrong JSON type is a `LabError` that
-names the event, the field and the type expected: the stream cannot be read as its format.
+refuses what the wire itself corrupted. At the finish every closed call's argument fragments are
+judged once for the shapes of `arguments.py`: a tolerated shape hands the core its reading
+(`Arguments`), a refused one a `Reject` naming the shape. A field of the wrong JSON type is a
+`LabError` that names the event, the field and the type expected: the stream cannot be read as
+its format.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_lab.core.streaming import Finish, Reject, StreamEvent
+from keel_lab.core.streaming import Arguments, Finish, Reject, StreamEvent
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.formats import DONE
+from keel_lab.providers.streams.arguments import shape
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 REPLACEMENT = "\ufffd"
@@ -54,6 +58,7 @@ class WireCall:
     name: str = ""
     parts: list[str] = field(default_factory=list)  # argument fragments, joined only on demand
     late: str | None = None  # why a fragment of it came after the turn had ended
+    refusal: tuple[str, str] | None = None  # (quirk, why) the wire leaves this call unknown
 
     @property
     def arguments(self) -> str:
@@ -64,10 +69,13 @@ class WireCall:
             self.parts.append(fragment)
 
 
-def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, end: str
-            ) -> Iterator[StreamEvent]:
+def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, end: str,
+            normal: tuple[str, ...]) -> Iterator[StreamEvent]:
     """Checks every format shares at the finish, then the finish itself. Without a finish
-    (`end` names the event that should have come) nothing is closed and nothing may run."""
+    (`end` names the event that should have come) nothing is closed and nothing may run.
+    `normal` are the format's documented finish reasons that close a tool turn; the lab's
+    policy is that any other one (a content filter, a refusal, a failure, a value nobody
+    documents) leaves its calls unknown or unwanted, so none of them runs."""
     if finish is None:
         diag.note(None, None, "truncated", f"the stream ended before {end}: no call was "
                   "closed, nothing may run", "refused")
@@ -75,14 +83,30 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
                   "finish reason 'stop' although calls were made; the calls are closed by it")
+    unusual = None if finish in normal else (
+        f"the turn ended with the finish reason {finish!r}, which does not close a tool turn "
+        f"normally (that is {', '.join(map(repr, normal))}): its calls may be cut, withheld or "
+        "unwanted, so none of them runs")
+    if unusual:
+        diag.note(None, None, "unusual_finish", unusual, "refused" if calls else "reported")
     for index, call in sorted(calls.items()):
-        reason = call.late
-        if reason:
-            diag.note(index, call.id, "after_finish", reason, "refused")
+        reason = call.late or (call.refusal[1] if call.refusal else None)
+        if call.late:
+            diag.note(index, call.id, "after_finish", call.late, "refused")
+        elif call.refusal:
+            diag.note(index, call.id, call.refusal[0], call.refusal[1], "refused")
         elif any(REPLACEMENT in part for part in call.parts):
             reason = ("arguments contain U+FFFD: a UTF-8 character was split between chunks "
                       "and each half encoded on its own, so the arguments are corrupted")
             diag.note(index, call.id, "split_utf8", reason, "refused")
+        elif found := shape(call.parts, finish):
+            diag.note(index, call.id, found.quirk, found.message,
+                      "refused" if found.reading is None else "tolerated")
+            if found.reading is None:
+                reason = found.message
+            else:
+                yield Arguments(index, found.reading)
+        reason = reason or unusual
         if reason:
             yield Reject(index, reason)
     yield Finish(finish)

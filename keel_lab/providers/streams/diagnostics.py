@@ -12,16 +12,23 @@ class Diagnostic:
     id: str | None
     quirk: str
     message: str
-    action: str = "tolerated"  # tolerated | refused (never run) | reported (nothing to run; the user should know)
+    # tolerated | refused (never run) | reported (nothing to run; the user should see it)
+    action: str = "tolerated"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 class Diagnostics(list[Diagnostic]):
-    """Diagnostics in order of discovery, each quirk reported once per call."""
+    """Diagnostics in order of discovery, each quirk reported once per call (kept in a set,
+    so a stream of thousands of calls is noted in linear time)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._seen: set[tuple[str, int | None]] = set()
 
     def note(self, index: int | None, id: str | None, quirk: str, message: str,
              action: str = "tolerated") -> None:
-        if not any(d.quirk == quirk and d.index == index for d in self):
+        if (quirk, index) not in self._seen:
+            self._seen.add((quirk, index))
             self.append(Diagnostic(index, id, quirk, message, action))

@@ -8,6 +8,10 @@ stay apart. A part's `thoughtSignature` belongs to the call on that part (on par
 only the first carries one); it is kept as a diagnostic of that call, because the history sent
 back must carry it on the same part. The finish is the first candidate's `finishReason`
 (`STOP` even when calls were made); Gemini sends no `[DONE]`. Only candidate 0 is the turn.
+`STOP` and `MAX_TOKENS` close the turn; any other reason refuses its calls (the lab's policy,
+`unusual_finish`), and `MALFORMED_FUNCTION_CALL` - a call the model wrote but Gemini could not
+read, dropped from the stream - is refused by name (`malformed_function_call`), so the lost call
+is not mistaken for a turn without calls.
 """
 
 from __future__ import annotations
@@ -15,15 +19,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.fields import Fields, shown
+from keel_lab.providers.fields import Fields, preview, shown
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, id_for, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
+
+NORMAL = ("stop", "max_tokens")  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, ...: refused
 
 END = "the event with finishReason"
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
+    named: dict[str, int] = {}  # a name -> the first call that has it
     finish: str | None = None
     stream = Reading(records, error_field="error")
     for r in stream:
@@ -33,16 +40,29 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                           "0 (candidateCount > 1); only candidate 0 is the turn")
                 continue
             for part in cand.obj("content").objs("parts"):
-                yield from _part(part, calls, stream, diag)
+                yield from _part(part, calls, named, stream, diag)
             reason = cand.text("finishReason")
             if reason and stream.ended is None:
                 finish = reason.lower()
                 stream.end(END)
-    yield from closing(calls, finish, diag, "an event with finishReason")
+                if reason == "MALFORMED_FUNCTION_CALL":
+                    _malformed(cand, diag)
+    yield from closing(calls, finish, diag, "an event with finishReason", NORMAL)
 
 
-def _part(part: Fields, calls: dict[int, WireCall], stream: Reading, diag: Diagnostics
-          ) -> Iterator[StreamEvent]:
+def _malformed(cand: Fields, diag: Diagnostics) -> None:
+    """The model wrote a call Gemini could not read: it is dropped, never sent, so the turn
+    lost a call that nothing can run; said, so the loss is not read as a plain answer."""
+    told = cand.text("finishMessage")
+    diag.note(None, None, "malformed_function_call", "the finish reason "
+              "MALFORMED_FUNCTION_CALL says the model wrote a function call Gemini could not "
+              "read; Gemini drops it, so a call of this turn is lost and cannot run (ask again "
+              "for it to be sent)" + (f"; Gemini's message: {preview(told)}" if told else ""),
+              "refused")
+
+
+def _part(part: Fields, calls: dict[int, WireCall], named: dict[str, int], stream: Reading,
+          diag: Diagnostics) -> Iterator[StreamEvent]:
     text = part.text("text")
     thought = part.flag("thought")
     if part.raw("functionCall") is None:
@@ -55,8 +75,8 @@ def _part(part: Fields, calls: dict[int, WireCall], stream: Reading, diag: Diagn
     call_id = id_for(fn.text("id"), "gemini-call", index, diag)
     call = calls[index] = WireCall(call_id, fn.text("name") or "")
     call.add(fn.arguments("args") or "{}")
-    twin = next((i for i, c in calls.items() if i != index and c.name == call.name), None)
-    if twin is not None and call.name:
+    twin = named.setdefault(call.name, index)
+    if twin != index and call.name:
         diag.note(index, call_id, "same_name", f"call {twin} has the same name "
                   f"{shown(call.name)}; the two are kept apart by index and id, never by name")
     signature = part.text("thoughtSignature")

@@ -4,7 +4,8 @@ Ollama sends each tool call whole, with its arguments as a JSON object and, in m
 without an id; the turn ends with `"done": true` and `done_reason` "stop" even when calls were
 made. Calls without an id get one here (`ollama-call-<n>`, in order of arrival), so results can
 still be paired by id; a call's own `function.index` is used when the server sends one. A call
-after the line with `"done": true` is never run.
+after the line with `"done": true` is never run; a `done_reason` other than "stop" or "length"
+refuses the turn's calls (the lab's policy).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, id_for, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
+NORMAL = ("stop", "length")
+
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
+    top = -1  # the highest index so far: a call without its own index goes after it
     finish: str | None = None
     stream = Reading(records, error_field="error")
     for r in stream:
@@ -29,8 +33,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         for entry in message.objs("tool_calls"):
             fn = entry.obj("function")
             index = fn.index("index")
-            index = index if index is not None and index not in calls \
-                else max(calls, default=-1) + 1
+            index = index if index is not None and index not in calls else top + 1
+            top = max(top, index)
             call_id = id_for(entry.text("id"), "ollama-call", index, diag)
             call = calls[index] = WireCall(call_id, fn.text("name") or "")
             call.add(fn.arguments("arguments") or "{}")
@@ -40,4 +44,4 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         if r.flag("done") and stream.ended is None:
             finish = r.text("done_reason") or "stop"
             stream.ended = 'the line with "done": true'
-    yield from closing(calls, finish, diag, '"done": true')
+    yield from closing(calls, finish, diag, '"done": true', NORMAL)

@@ -10,25 +10,50 @@ tolerated when the call can still be known exactly, refused - never run - when i
   already holds a call starts a new call.
 - a different id on a continuation chunk (no name): the id changed mid-call; the turn is refused.
 - the full name repeated in every chunk: a fragment equal to the whole name so far is dropped.
+- a name split across chunks: any other name fragment continues the name. So a name made of
+  one piece twice (`get` + `get`) reads as `get`: the lab's choice, since servers repeating
+  whole names are reported (llama.cpp, MiniMax) and tools named like that are not.
+- arguments before the name: kept; the name, when it comes, completes the call.
+- an argument fragment at an index no call opened (no id, no name: a drifting index): with one
+  call in the turn it continues that call; with several, which one cannot be known, so the turn
+  is refused.
+- the same id at a second index: identical name and arguments are one call said twice, kept
+  once; anything else is a second call with the first one's id, and the turn is refused. The
+  second saying is held back until the finish, when its content is known.
+- an opening chunk without `"type": "function"`: read as a function call.
+- a call without any argument text (a tool without parameters): no arguments, `{}`.
+- two calls with the same name and arguments and distinct ids: two calls, noted, both run.
+- a usage-only chunk (`choices: []`, documented for `include_usage`), wherever it comes:
+  carries nothing; noted.
 - `id` "" or null, `arguments` null: nothing new; ignored.
 - `arguments` sent as a JSON object: serialised once as the call's arguments.
 - the first call at index 1 (sparse indexes): indexes are keys, not positions; kept as they are.
 - finish reason `stop` although calls were made: the calls are closed by it all the same.
+  `tool_calls`, `stop` and `length` close a turn; any other (`content_filter`, a value nobody
+  documents) refuses its calls: the lab's policy, since they may be cut or withheld.
 - arguments carrying U+FFFD (a UTF-8 character split and each half encoded): refused.
 - two calls with one id: the turn is refused (which result would belong to which call?).
 - no finish reason (a cut-off stream): nothing is closed, so nothing runs.
 - a call fragment after the finish reason or after `data: [DONE]`: the turn was over; that
   call is never run (the SDK stops reading at `[DONE]`; the lab reports what came after it).
+
+Tolerated without a note: fragments of several calls interleaved (index 0 like any other) and
+all arguments in one burst at the end are other chunkings of the documented shape, and the
+diagnostics must not depend on chunking (tests/test_rechunking.py); a name-only chunk before
+the arguments lacks nothing (a missing `arguments` is no text yet, as `arguments: null`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import Fields
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
+
+NORMAL = ("tool_calls", "stop", "length")  # content_filter, function_call or another: refused
 
 
 class _Normaliser:
@@ -37,10 +62,18 @@ class _Normaliser:
         self.calls: dict[int, WireCall] = {}  # the lab's index -> what arrived
         self.slot: dict[int, int] = {}  # the provider's index -> the lab's index
         self.last: int | None = None
+        self.echo: dict[int, int] = {}  # a call said again at another index -> the first saying
+        self.ids: dict[str, int] = {}  # a call id -> the first call that carried it
+        self.top = -1  # the highest index in `calls`
 
     def _new(self) -> int:
-        index = max(self.calls, default=-1) + 1
-        self.calls[index] = WireCall()
+        return self._add(self.top + 1)
+
+    def _add(self, index: int) -> int:
+        """A call at `index` (kept if there is one); `top` follows the highest index, so a
+        new call's index is found without scanning every call."""
+        self.calls.setdefault(index, WireCall())
+        self.top = max(self.top, index)
         return index
 
     def place(self, entry: Fields, call_id: str | None, name: str | None) -> int:
@@ -58,9 +91,7 @@ class _Normaliser:
                            "continuation of the previous call")
             return index
         if raw not in self.slot:
-            self.slot[raw] = raw if raw not in self.calls else self._new()
-            self.calls.setdefault(self.slot[raw], WireCall())
-            return self.slot[raw]
+            return self._open(raw, call_id, name, entry.obj("function").raw("arguments"))
         index = self.slot[raw]
         current = self.calls[index]
         if call_id and current.id and call_id != current.id and name:
@@ -70,16 +101,44 @@ class _Normaliser:
                            f"held {current.id}: treated as a separate call")
         return index
 
+    def _open(self, raw: int, call_id: str | None, name: str | None, arguments: Any) -> int:
+        """The lab's index for a provider index met for the first time."""
+        count = len(self.calls) - len(self.echo)  # calls said once (echoes stay apart)
+        if arguments and not call_id and not name and count:
+            return self._drifted(raw, count)
+        self.slot[raw] = index = self._add(raw) if raw not in self.calls else self._new()
+        first = self.ids.get(call_id) if call_id else None
+        if first is not None:
+            self.echo[index] = first
+        return index
+
+    def _drifted(self, raw: int, count: int) -> int:
+        """An argument fragment at an index no call opened (dirac-run/dirac#215)."""
+        if count == 1:
+            only = next(i for i in self.calls if i not in self.echo)
+            self.slot[raw] = only
+            self.diag.note(only, self.calls[only].id, "index_drift",
+                           f"argument fragments arrived at index {raw}, which no call opened; "
+                           "the turn has one call, so they continue it")
+            return only
+        self.slot[raw] = index = self._add(raw) if raw not in self.calls else self._new()
+        self.diag.note(index, None, "index_drift",
+                       f"an argument fragment arrived at index {raw}, which no call opened, and "
+                       f"the turn has {count} calls: which one it continues cannot be "
+                       "known, so the turn is refused (fragments sent at their call's index "
+                       "would be runnable)", "refused")
+        return index
+
     def _unindexed(self, call_id: str | None) -> int:
-        for index, call in self.calls.items():
-            if call_id and call.id == call_id:
-                return index
+        if call_id and call_id in self.ids:
+            return self.ids[call_id]
         if call_id or self.last is None:
             return self._new()
         return self.last
 
     def delta(self, index: int, call_id: str | None, name: str | None,
-              arguments: str | None) -> ToolCallDelta:
+              arguments: str | None) -> ToolCallDelta | None:
+        """The lab's delta for one entry; None for a call said again (held until the finish)."""
         call = self.calls[index]
         self.last = index
         if call_id and call.id and call_id != call.id:
@@ -88,16 +147,60 @@ class _Normaliser:
                            "call", "refused")
         elif call_id and call.id is None:
             call.id = call_id
+            self.ids.setdefault(call_id, index)
         elif call_id:
             call_id = None  # the same id repeated: nothing new
         if name and call.name and name == call.name:
             self.diag.note(index, call.id, "name_repeated",
                            f"the full name {name!r} was repeated in a later chunk; kept once")
             name = None
+        if name and call.name:
+            self.diag.note(index, call.id, "name_split",
+                           f"the name arrived in pieces ({call.name!r}, then {name!r}); "
+                           "joined")
+        elif name and call.parts:
+            self.diag.note(index, call.id, "arguments_before_name",
+                           f"arguments arrived before the name {name!r}; the name completes "
+                           "the call")
         if name:
             call.name += name
         call.add(arguments)
+        if index in self.echo:
+            return None
         return ToolCallDelta(index, call_id, name, arguments or None)
+
+    def settle(self) -> Iterator[ToolCallDelta]:
+        """At the finish, each call said again at another index (mudler/LocalAI#9722): the
+        same name and arguments are one call said twice, dropped; anything else is passed on,
+        and the duplicate id refuses the turn."""
+        again: dict[int, list[int]] = {}
+        for index, first in self.echo.items():
+            echo, call = self.calls[index], self.calls[first]
+            if (echo.name, echo.arguments) == (call.name, call.arguments):
+                del self.calls[index]
+                again.setdefault(first, []).append(index)
+                continue
+            self.diag.note(index, echo.id, "duplicate_id",
+                           f"call at index {index} (id {echo.id}) reuses the id of call at "
+                           f"index {first} with another name or other arguments: which one is "
+                           "the call cannot be known, so the turn is refused (the same call "
+                           "sent again unchanged would be kept once)", "refused")
+            yield ToolCallDelta(index, echo.id, echo.name or None, echo.arguments or None)
+        for first, indexes in again.items():
+            self.diag.note(first, self.calls[first].id, "call_repeated",
+                           "the same call (id, name and arguments) was sent again at index "
+                           + " and ".join(map(str, indexes)) + ": one call said twice, kept once")
+
+    def twins(self) -> None:
+        """Calls with the same name and arguments but their own ids are calls of their own
+        (run-llama/llama_index#22464): noted, so a reader does not merge them."""
+        first: dict[tuple[str, str], int] = {}
+        for index, call in sorted(self.calls.items()):
+            seen = first.setdefault((call.name, call.arguments), index)
+            if seen != index and call.id and call.id != self.calls[seen].id:
+                self.diag.note(index, call.id, "identical_calls",
+                               f"same name and arguments as call {seen}, another id: two calls, "
+                               "each runs and each is answered")
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
@@ -106,6 +209,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     stream = Reading(records, error_field="error")
     for r in stream:
         where = r.where
+        if not r.objs("choices") and r.raw("usage") is not None:
+            diag.note(None, None, "usage_chunk", "a usage-only chunk without choices carries "
+                      "no call or text; skipped (with stream_options.include_usage OpenAI "
+                      "documents one before data: [DONE], its choices always empty)")
         for choice in r.objs("choices"):
             if choice.index("index") not in (None, 0):
                 continue  # the lab follows the first choice
@@ -125,7 +232,12 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 if isinstance(arguments, dict):
                     diag.note(index, call_id, "arguments_object",
                               "arguments arrived as a JSON object, not a string; serialised")
-                yield norm.delta(index, call_id, name, fn.arguments("arguments"))
+                if call_id and name and entry.raw("type") is None:  # the entry opening a call
+                    diag.note(index, call_id, "type_missing",
+                              'the call came without "type": "function"; read as a function call')
+                made = norm.delta(index, call_id, name, fn.arguments("arguments"))
+                if made is not None:
+                    yield made
                 if stream.ended:
                     norm.calls[index].late = late(where, stream.ended)
             reason = choice.text("finish_reason")
@@ -135,4 +247,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         low = min(norm.slot)
         diag.note(None, norm.calls[norm.slot[low]].id, "sparse_index",
                   f"the first call is at index {low}; indexes are keys")
-    yield from closing(norm.calls, finish, diag, "a finish reason")
+    yield from norm.settle()
+    norm.twins()
+    for index, call in sorted(norm.calls.items()):
+        if finish is not None and call.name and not call.parts:
+            diag.note(index, call.id, "no_arguments", "no argument text arrived for this call; "
+                      "read as no arguments ({}), as for a tool without parameters")
+    yield from closing(norm.calls, finish, diag, "a finish reason", NORMAL)

@@ -1,32 +1,50 @@
 """OpenAI Responses API events into lab deltas.
 
-A function call is an output item: `response.output_item.added` brings its `call_id` (the id a
-`function_call_output` must answer; the item's own `id` is different) and its name;
-`response.function_call_arguments.delta` events add argument text by `output_index`;
-`response.completed` (or `incomplete`) finishes the turn. A reasoning item may take output index
-0, so the first call can sit at index 1: indexes are keys here too. A second
-`output_item.added` at an index that holds a call, or a call fragment after the turn's end, makes
-that call one the lab never runs.
+A function call is an output item: `response.output_item.added` brings its `call_id` and its
+name; `response.function_call_arguments.delta` events add argument text and name their item by
+`item_id` (and `output_index`); `response.completed` (or `incomplete`) finishes the turn. Rules:
+
+- The call's id is its `call_id` (`call_...`), the id a `function_call_output` must answer;
+  the item's own `id` (`fc_...`) only routes argument events to their item and is never the
+  call's id (openai/openai-python#2852); an item without a `call_id` is refused, never run
+  under its item id.
+- A reasoning item may take output index 0, so the first call can sit at index 1: indexes are
+  keys here too.
+- An arguments event that arrives before its item's `output_item.added` (#2852) is held, keyed
+  by its `item_id` (by `output_index` when it names none), and applied when the item arrives:
+  tolerated, since the event names its item exactly. One whose item never arrives has no name
+  and no call_id: it is refused, and the turn with it.
+- A second `output_item.added` at an index that holds a call, or a call fragment after the
+  turn's end, makes that call one the lab never runs.
+- The lab's policy where the events disagree: a `function_call_arguments.done` whose text is
+  not the streamed deltas refuses its call (`arguments_mismatch`: which text is the call is
+  unknown), and two items with one item id refuse both (`item_id_reused`: the argument events
+  that name it cannot be told apart).
+- Only `completed` and `incomplete` close the turn normally; another status (`failed`, ...)
+  refuses its calls (`unusual_finish`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from keel_lab.core.errors import LabError
-from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
+from keel_lab.core.streaming import Reject, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
+
+NORMAL = ("completed", "incomplete")  # the statuses that end a response with its output
+
+ARGUMENTS = ("response.function_call_arguments.delta", "response.function_call_arguments.done")
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     calls: dict[int, WireCall] = {}
     by_item: dict[str, int] = {}
+    early: list[Fields] = []  # argument events whose item has not been added yet
     finish: str | None = None
     stream = Reading(records)
     for r in stream:
-        where = r.where
         kind = r.text("type") or ""
         index: int | None = None
         if kind == "response.output_item.added" and r.obj("item").text("type") == \
@@ -35,44 +53,108 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             call = WireCall(item.text("call_id"), item.text("name") or "")
             call.add(item.text("arguments"))
             if index in calls:
-                call.late = (f"a second output_item.added at output index {index} ({where}) "
+                call.late = (f"a second output_item.added at output index {index} ({r.where}) "
                              "replaced a call: which one is meant is unknown, neither is run")
             calls[index] = call
             if item.text("id"):
+                _reused(item.value["id"], index, by_item, calls)
                 by_item[item.value["id"]] = index
+                if not call.id:
+                    diag.note(index, None, "call_id_missing", f"the function_call item "
+                              f"{item.value['id']} has no call_id: its item id is not the call "
+                              "id, and an output must name the call_id, so the call can never "
+                              "be answered (a call_id would make it runnable)", "refused")
             yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
-        elif kind == "response.function_call_arguments.delta":
-            index = _locate(r, by_item, calls)
-            fragment = r.text("delta")
-            calls[index].add(fragment)
-            yield ToolCallDelta(index, arguments_delta=fragment or None)
-        elif kind == "response.function_call_arguments.done":
-            index = _locate(r, by_item, calls)
-            done = r.text("arguments") or ""
-            if not calls[index].parts and done:
-                calls[index].add(done)  # a server that sends only the final text
-                yield ToolCallDelta(index, arguments_delta=done)
-            elif done != calls[index].arguments:
-                diag.note(index, calls[index].id, "arguments_mismatch",
-                          "the final arguments differ from the streamed deltas; the "
-                          "streamed text is kept", "tolerated")
+            held = [e for e in early if _owner(e, by_item, calls) == index]
+            early = [e for e in early if e not in held]
+            if held:
+                diag.note(index, call.id, "arguments_before_item",
+                          f"argument events for item {item.text('id') or index} came before "
+                          "its output_item.added; they name their item, so they were held "
+                          "and applied to it")
+            for e in held:
+                yield from _arguments(e, index, calls[index], diag)
+        elif kind in ARGUMENTS:
+            index = _owner(r, by_item, calls)
+            if index is None:
+                early.append(r)
+            else:
+                yield from _arguments(r, index, calls[index], diag)
         elif kind == "response.output_text.delta" and r.text("delta") and not stream.ended:
             yield TextDelta(r.value["delta"])
         elif kind in ("response.completed", "response.incomplete") and stream.ended is None:
             finish = r.obj("response").text("status") or kind.split(".")[1]
             stream.ended = kind
-        elif kind in ("response.failed", "error"):
-            raise ConnectionError(f"the server reported {kind}: {preview(r.raw('error'))}")
+        elif kind == "response.failed":  # the error sits in the response object
+            raise ConnectionError(f"the server reported {kind}: "
+                                  + preview(r.obj("response").raw("error")))
+        elif kind == "error":  # a top-level code and message
+            raise ConnectionError(f"the server reported an error: {preview(r.raw('message'))}")
         if index is not None and stream.ended:
-            calls[index].late = late(where, stream.ended)
-    yield from closing(calls, finish, diag, "response.completed")
+            calls[index].late = late(r.where, stream.ended)
+    if finish is not None:
+        yield from _orphans(early, calls, diag)
+    yield from closing(calls, finish, diag, "response.completed", NORMAL)
 
 
-def _locate(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> int:
-    """A call's index by its item id, or by the output index when the id is unknown."""
-    index = by_item.get(r.text("item_id") or "")
-    index = r.required_index("output_index") if index is None else index
-    if index not in calls:
-        raise LabError(f"{r.where}: arguments for output index {index}, which holds no "
-                       "function_call item (its output_item.added is missing)")
-    return index
+def _owner(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> int | None:
+    """The index of the call an arguments event belongs to: by its item id when it names one
+    (an item id that is not known yet is an item still to come), else by its output index."""
+    item_id = r.text("item_id")
+    if item_id:
+        return by_item.get(item_id)
+    index = r.required_index("output_index")
+    return index if index in calls else None
+
+
+def _arguments(r: Fields, index: int, call: WireCall, diag: Diagnostics
+               ) -> Iterator[StreamEvent]:
+    if r.value.get("type") == ARGUMENTS[0]:
+        fragment = r.text("delta")
+        call.add(fragment)
+        yield ToolCallDelta(index, arguments_delta=fragment or None)
+        return
+    done = r.text("arguments") or ""
+    if not call.parts and done:
+        call.add(done)  # a server that sends only the final text
+        yield ToolCallDelta(index, arguments_delta=done)
+    elif done != call.arguments:
+        call.refusal = ("arguments_mismatch", "the final arguments (the done event) differ from "
+                        "the streamed deltas: which text is the call cannot be known, so it never "
+                        "runs (a done event that repeats the deltas would make it runnable)")
+
+
+def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, WireCall]
+            ) -> None:
+    """A second item with an item id already taken: argument events name their item by that
+    id, so which call each one built cannot be known; neither call runs."""
+    first = by_item.get(item_id)
+    if first is None or first == index:
+        return
+    why = (f"the items at output indexes {first} and {index} share the item id {item_id}: "
+           "argument events name their item by it, so which call received which arguments "
+           "cannot be known, and neither runs (distinct item ids would make them runnable)")
+    for at in (first, index):
+        calls[at].refusal = ("item_id_reused", why)
+
+
+def _orphans(early: list[Fields], calls: dict[int, WireCall], diag: Diagnostics
+             ) -> Iterator[StreamEvent]:
+    """Argument events whose item never arrived: a call with no name and no call_id, which
+    cannot run nor be answered; the core refuses the turn that holds it."""
+    seen: dict[str, int] = {}
+    for r in early:
+        item = r.text("item_id") or f"at output index {r.required_index('output_index')}"
+        if item not in seen:
+            wanted = r.required_index("output_index")
+            index = seen[item] = wanted if wanted not in calls else max(calls) + 1
+            calls[index] = WireCall()
+            reason = (f"arguments for item {item} ({r.where}) came, but no function_call item "
+                      "for them was ever added: the call has no name and no call_id, so it "
+                      "can neither run nor be answered (its output_item.added event would make "
+                      "it runnable)")
+            diag.note(index, None, "arguments_without_item", reason, "refused")
+            yield Reject(index, reason)
+        if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
+            calls[seen[item]].add(r.value["delta"])
+            yield ToolCallDelta(seen[item], arguments_delta=r.value["delta"])

@@ -1,7 +1,9 @@
 """Reading a recorded stream: raw SSE text or JSON lines, into a list of JSON payloads.
 
 Everything read here is untrusted: it is read in bounded chunks (a FIFO or `/dev/zero` has no
-size to trust), parsed as strict JSON only, and any problem raises `LabError` naming the line.
+size to trust; a FIFO nothing writes to is refused after a short wait, never waited on forever),
+parsed as strict JSON only, and any problem raises `LabError` naming the line. A leading UTF-8
+byte order mark is dropped, as SSE says to.
 Strict means: no duplicate keys (parsers disagree on which value wins, so the lab refuses
 rather than guess), no `NaN`/`Infinity`, no number too large for a float or too long for an
 int, no nesting deeper than Python can walk, no lone surrogate (it is not Unicode text).
@@ -11,26 +13,38 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import select
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.protocol import repeated_key
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
 CHUNK = 1024 * 1024
+WAIT_SECONDS = 2  # how long a FIFO may keep keel-lab waiting for its first byte
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def read_bytes(path: str | Path) -> bytes:
-    """At most MAX_BYTES of a file of any kind, read in chunks; more is refused."""
+    """At most MAX_BYTES of a file of any kind, read in chunks; more is refused. The file is
+    opened without blocking, so a FIFO no program writes to is refused instead of waited on."""
     p = Path(path)
     chunks: list[bytes] = []
     size = 0
     try:
-        with p.open("rb") as f:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        if not regular and not _wait_for_data(fd):
+            os.close(fd)
+            raise LabError(f"{p}: not a regular file, and nothing came to read from it in "
+                           f"{WAIT_SECONDS:g} s (a FIFO no program writes to?)")
+        with os.fdopen(fd, "rb") as f:
             while size <= MAX_BYTES:
                 chunk = f.read(min(CHUNK, MAX_BYTES + 1 - size))
                 if not chunk:
@@ -40,9 +54,20 @@ def read_bytes(path: str | Path) -> bytes:
     except OSError as exc:
         raise LabError(f"{p}: cannot read ({exc.strerror or exc})") from exc
     if size > MAX_BYTES:
-        raise LabError(f"{p}: more than {MAX_BYTES // (1024 * 1024)} MiB, too large for one "
-                       "streamed turn (keel-lab stops reading there)")
+        raise LabError(f"{p}: more than {MAX_BYTES // (1024 * 1024)} MiB, too large for a "
+                       "recorded turn or history (keel-lab stops reading there)")
     return b"".join(chunks)
+
+
+def _wait_for_data(fd: int) -> bool:
+    """Whether a FIFO, pipe or device has something to read (or its writer hung up) within
+    WAIT_SECONDS; then it is read blocking, as a writer that is there may take its time."""
+    poll = select.poll()
+    poll.register(fd, select.POLLIN)
+    if not poll.poll(WAIT_SECONDS * 1000):
+        return False
+    os.set_blocking(fd, True)
+    return True
 
 
 def read_file(path: str | Path) -> str:
@@ -50,6 +75,9 @@ def read_file(path: str | Path) -> str:
 
 
 def decode(raw: bytes, where: str) -> str:
+    """The text of a file; a leading UTF-8 byte order mark is dropped, as the SSE standard
+    says to (and RFC 8259 allows for JSON)."""
+    raw = raw.removeprefix(b"\xef\xbb\xbf")
     nul = raw.find(b"\x00")
     if nul >= 0:
         raise LabError(f"{where}: binary data (a NUL byte at offset {nul}), not a text stream")
@@ -108,6 +136,19 @@ def sse_events(text: str) -> Iterator[tuple[str, str, int]]:
             data.append(value)
 
 
+def no_events(text: str, where: str) -> LabError:
+    """Why a file gave no payload, in one line: an SSE text whose `data:` lines no blank line
+    ever ends (one event left open: SSE discards it) is told apart from an empty file."""
+    if is_sse(text):
+        data = sum(1 for _, line in lines(text) if line.startswith("data:"))
+        if data:
+            return LabError(f"{where}: no complete event: {data} data: line"
+                            f"{'s' * (data > 1)}, but no blank line ends an event (SSE "
+                            "dispatches an event at a blank line; each event needs one after "
+                            "it, and a stream cut in its first event looks like this)")
+    return LabError(f"{where}: no events in the file")
+
+
 def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[str, Any]]]:
     """("line N", payload) for each payload of a stream, parsed one at a time."""
     if is_sse(text):
@@ -153,15 +194,11 @@ class _Refused(ValueError):
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    value = dict(pairs)
-    if len(value) < len(pairs):
-        seen: set[str] = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise _Refused(f"duplicate key {key!r} in one object: JSON parsers disagree "
-                               "on which value wins, so keel-lab refuses it")
-            seen.add(key)
-    return value
+    key = repeated_key(pairs)
+    if key is not None:
+        raise _Refused(f"duplicate key {key!r} in one object: JSON parsers disagree "
+                       "on which value wins, so keel-lab refuses it")
+    return dict(pairs)
 
 
 def _no_constant(name: str) -> Any:

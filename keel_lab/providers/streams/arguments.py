@@ -1,0 +1,171 @@
+"""The shape of one call's argument text, judged once the call is closed, from its fragments.
+
+Read as deltas (the fragments joined), the text is what the model sent; most of the time it
+parses and there is nothing to say. When it does not, some servers' shapes still say exactly
+what the arguments are, and the lab's policy reads them - only when the reading is the one way
+the text parses:
+
+- `arguments_repeated` (tolerated): the text is a prefix of the arguments followed by the whole
+  arguments, e.g. `{...}{...}` with both halves equal - the deltas, then the same arguments
+  again (a trailing "summary" chunk, a parser's flush). Judged on the text alone, so it does not
+  depend on where the fragments were cut. Two identical objects are read as one call's repeat,
+  with or without whitespace between them (JSON allows it between values).
+- `cumulative_snapshots` (tolerated): each fragment repeats the one before and extends it, and
+  the last one parses. This reading needs the fragments as they came.
+
+Shapes that leave the arguments unknown are refused, named, with the JSON error kept:
+`packed_calls` (several objects in one call's arguments), `invalid_escape` (`"C:\\Hello"`, or a
+backslash outside any string), `raw_control_character` (a raw newline inside a string) and
+`arguments_cut` (the text ends inside a value: a cut, whatever the finish reason says),
+and, for valid JSON the core will not run, `duplicate_key` and `lone_surrogate`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from keel_lab.core.protocol import parse_arguments
+
+REPEAT_CANDIDATES = 8  # places that look like a restart, tried before it counts as no repeat
+LITERAL_TAIL = re.compile(r"[-+0-9.eE]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """A named shape of one call's argument text: `reading` is the text the arguments are
+    (tolerated), or None when the call must not run (refused; `message` says why)."""
+
+    quirk: str
+    message: str
+    reading: str | None = None
+
+
+def shape(parts: Sequence[str], finish: str) -> Shape | None:
+    """The shape of a closed call's argument fragments, or None when read as deltas they
+    parse, or fail for no reason the lab can name (the core's JSON error then stands)."""
+    text = "".join(parts)
+    error = parse_arguments(text)[1]
+    if error is None:
+        return None
+    found = _repeat(text, error) or _snapshots(parts, error)
+    if found is None and error.startswith("arguments are not valid JSON"):
+        found = _broken(text, error, finish)
+    return found or next((Shape(quirk, error) for quirk, mark in _UNSAFE if mark in error), None)
+
+
+# Valid JSON the core refuses to run (`parse_arguments`), named by the mark in its reason.
+_UNSAFE = (("duplicate_key", "appears twice in one object"), ("lone_surrogate", "lone surrogate"))
+
+
+def _repeat(text: str, error: str) -> Shape | None:
+    """The text is `D + X`: X the whole arguments, D a prefix of X (all of it, or part), and
+    whitespace between them, as JSON allows between values (`{"a":1} {"a":1}` is a repeat like
+    `{"a":1}{"a":1}`). There is at most one such X: an object's text never ends with another
+    whole object."""
+    tried, at = 0, text.find(text[0], 1)
+    while 0 < at < len(text) and tried < REPEAT_CANDIDATES:
+        sent = text[:at].rstrip()  # D
+        if len(sent) > len(text) - at:
+            return None
+        if text.startswith(sent[:32], at):  # a cheap look before the whole prefix
+            tried += 1
+            if text.startswith(sent, at) and parse_arguments(text[at:])[1] is None:
+                break
+        at = text.find(text[0], at + 1)
+    else:
+        return None
+    size = len(sent)
+    sent = "the whole arguments arrived twice" if size == len(text) - at else \
+        f"the first {f'{size} characters' if size > 1 else 'character'} of the arguments, " \
+        "then all of them arrived"
+    return Shape("arguments_repeated", f"{sent} (a trailing repeat or a parser's flush); read "
+                 f"once, as the complete text (read as deltas, {error})", text[at:])
+
+
+def _snapshots(parts: Sequence[str], error: str) -> Shape | None:
+    """Each fragment is everything so far: the last one is the arguments."""
+    if len(parts) < 2 or any(not b.startswith(a) for a, b in pairwise(parts)):
+        return None
+    last_error = parse_arguments(parts[-1])[1]
+    said = (f"each of the {len(parts)} fragments repeats everything sent before it "
+            "(cumulative snapshots, not deltas)")
+    if last_error is None:
+        return Shape("cumulative_snapshots", f"{said}; read as the last one (read as deltas, "
+                     f"{error})", parts[-1])
+    return Shape("cumulative_snapshots", f"{said}, but the last one does not parse either: "
+                 f"{last_error}; runnable only once a complete snapshot arrives")
+
+
+def _broken(text: str, error: str, finish: str) -> Shape | None:
+    """Name why the text is no JSON, when the reason is a shape seen in the wild."""
+    try:
+        json.loads(text)
+        return None
+    except json.JSONDecodeError as exc:
+        msg, pos = exc.msg, exc.pos
+    except (ValueError, RecursionError):
+        return None
+    packed = _objects(text)
+    if packed:
+        return Shape("packed_calls", f"{packed}: parallel calls packed into one call's "
+                     "arguments; which object is which call is not known, so none runs - "
+                     "runnable only when each call comes as its own tool call with its own id "
+                     f"({error})")
+    at = text.rfind("\\", 0, pos + 1)  # the backslash an escape error is about
+    escape = text[at:at + (6 if text[at + 1:at + 2] == "u" else 2)]
+    if _ends_inside_a_value(text, msg, pos) or (msg.startswith("Invalid \\u")
+                                                and len(text) - at < 6):
+        told = f"as the finish reason {finish!r} says" if finish in ("length", "max_tokens") \
+            else f"although the finish reason {finish!r} says the call is complete"
+        return Shape("arguments_cut", "the arguments end inside a value - cut, not malformed - "
+                     f"{told}; runnable only when the whole arguments arrive (e.g. with a larger"
+                     f" output limit) ({error})")
+    if msg.startswith("Invalid \\"):
+        return Shape("invalid_escape", f"`{escape}` at char {at} is no JSON escape (a "
+                     "backslash in a string must be doubled, e.g. in a Windows path); runnable "
+                     f"only when the model or server escapes it ({error})")
+    if text[pos:pos + 1] == "\\":
+        return Shape("invalid_escape", f"a backslash outside any string at char {pos} "
+                     f"(`{escape}` written as two characters between values); runnable only "
+                     f"when the model or server sends valid JSON ({error})")
+    if msg.startswith("Invalid control character"):
+        return Shape("raw_control_character", "a raw control character "
+                     f"(U+{ord(text[pos]):04X}) inside a string at char {pos}; runnable only when "
+                     f"the model or server escapes it (e.g. as \\n) ({error})")
+    return None
+
+
+def _ends_inside_a_value(text: str, msg: str, pos: int) -> bool:
+    """The error is the end of the text: a string never closed, nothing where a value, name or
+    delimiter was due, or a literal or number broken off (`tru`, `1.`)."""
+    rest = text[pos:].rstrip()
+    return msg.startswith("Unterminated string") or rest == "" or bool(
+        LITERAL_TAIL.fullmatch(rest)
+        and (msg == "Expecting value" or text[pos - 1:pos].isalnum()))
+
+
+def _objects(text: str) -> str | None:
+    """How many JSON objects stand one after another in the text, when it is two or more (the
+    last may be cut), described; None for any other text."""
+    complete, at, end = 0, 0, len(text)
+    while True:
+        while at < end and text[at].isspace():
+            at += 1
+        if at == end or text[at] != "{":
+            break
+        try:
+            value, at = _DECODER.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return (f"{complete} complete JSON object{'s' * (complete > 1)} and the start of "
+                    "another") if complete else None
+        if not isinstance(value, dict):
+            return None
+        complete += 1
+    if at < end or complete < 2:
+        return None
+    return f"{complete} JSON objects one after another"
