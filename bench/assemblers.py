@@ -1,41 +1,82 @@
-"""The lab's assembler beside the official SDK's accumulator and langchain-core's chunk merging.
+"""The lab's assembler beside the official SDKs' accumulators and langchain-core's chunk merging.
 
-Each gets the same OpenAI Chat Completions streams, already parsed (dicts for the lab, the SDK's
-ChatCompletionChunk models, langchain AIMessageChunks), must produce the same calls, and is timed
-on assembling alone. Run: .venv/bin/python bench/assemblers.py
+Two questions, on the same recorded streams (keel_lab.course.experiments.accumulators feeds
+each library as its own client would):
+- correct: per recording of a compared format (every OpenAI Chat Completions recording, quirks
+  included, the Responses and the Anthropic ones), does each run exactly the calls the
+  recording was generated to mean (bench/expected_calls.py), and nothing it must not? The SDKs
+  and langchain-core cannot refuse: a call they would run that must not run makes them wrong.
+- fast: CPU time from the same parsed JSON payloads to the calls (the ordinary streams and
+  synthetic 8-call streams), and the lab's linearity on the whole wire path (1 MB of arguments
+  against 0.5 MB).
+
+Run: .venv/bin/python bench/assemblers.py          (summary and speed, as README rows)
+     .venv/bin/python bench/assemblers.py --shapes (the per-recording table as well)
 """
 
 from __future__ import annotations
 
 import json
 import random
+import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk
-from langchain_core.messages.ai import add_ai_message_chunks
-from openai.lib.streaming.chat import ChatCompletionStreamState
-from openai.types.chat import ChatCompletionChunk
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from expected_calls import EXPECTED
+
+from keel_lab.course.experiments.accumulators import (
+    RunCall,
+    attempt,
+    lab_calls,
+    langchain_calls,
+    langchain_chunks,
+    others,
+    recordings,
+    sdk_calls,
+    sdk_chunks,
+    verdict,
+)
+from keel_lab.course.experiments.providers import shape_group
 from keel_lab.providers.diagnosis import diagnose
-from keel_lab.providers.streams.records import DONE, parse_records
+from keel_lab.providers.formats import DONE
 
-STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
-Calls = list[tuple[str, str, Any]]
+LINEAR_LIMIT = 2.2  # time(1 MB) / time(0.5 MB); 2.0 is exactly linear
+HEAD = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
+        "model": "bench"}
 
 
-def synthetic(calls: int, fragments: int, interleave: bool, seed: int = 0
+def shapes() -> list[dict[str, str]]:
+    """Per recording: the intended calls, and each assembler's verdict against them."""
+    rows = []
+    for name, fmt, records in recordings():
+        if name not in EXPECTED:
+            raise SystemExit(f"{name}: no entry in bench/expected_calls.py")
+        want = [RunCall(c.id, c.name, c.arguments) for c in EXPECTED[name].runs]
+        got = others(records, fmt)
+        rows.append({"stream": name, "group": shape_group(name),
+                     "intended": f"{len(want)} run, {len(EXPECTED[name].not_run)} never run",
+                     "lab": verdict(attempt(partial(lab_calls, fmt=fmt), records), want),
+                     "SDK": verdict(got["sdk"], want),
+                     "langchain-core": verdict(got["langchain"], want)})
+    return rows
+
+
+def synthetic(calls: int, fragments: int, interleave: bool, size: int = 4, seed: int = 0
               ) -> list[dict[str, Any]]:
-    """`calls` calls whose arguments arrive in `fragments` pieces each, one after the other
-    (as OpenAI sends them) or interleaved (as some compatible servers do)."""
+    """`calls` calls whose arguments arrive in `fragments` pieces of about `size` characters
+    each, one call after the other (as OpenAI sends them) or interleaved (as some compatible
+    servers do)."""
     rng = random.Random(seed)
     per_call = []
     for i in range(calls):
-        text = json.dumps({"query": "x" * (fragments * 4), "n": i})
-        size = max(1, len(text) // fragments)
-        pieces = [text[k:k + size] for k in range(0, len(text), size)]
+        text = json.dumps({"query": "x" * (fragments * size), "n": i})
+        step = max(1, len(text) // fragments)
+        pieces = [text[k:k + step] for k in range(0, len(text), step)]
         per_call.append([{"index": i, "id": f"call_{i:04d}", "type": "function",
                           "function": {"name": "search_logs", "arguments": ""}}]
                         + [{"index": i, "function": {"arguments": p}} for p in pieces])
@@ -43,76 +84,95 @@ def synthetic(calls: int, fragments: int, interleave: bool, seed: int = 0
     if interleave:
         rng.shuffle(order)
     queues = [list(e) for e in per_call]
-    head = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
-            "model": "bench"}
-    records = [{**head, "choices": [{"index": 0, "delta": {"tool_calls": [queues[i].pop(0)]},
+    records = [{**HEAD, "choices": [{"index": 0, "delta": {"tool_calls": [queues[i].pop(0)]},
                                      "finish_reason": None}]} for i in order]
-    return [*records, {**head, "choices": [{"index": 0, "delta": {},
+    return [*records, {**HEAD, "choices": [{"index": 0, "delta": {},
                                             "finish_reason": "tool_calls"}]}]
 
 
-def lab(records: list[dict[str, Any]]) -> Calls:
-    return [(c.id or "", c.name, c.input) for c in diagnose(records, "openai-chat").calls]
-
-
-def sdk(chunks: list[ChatCompletionChunk]) -> Calls:
-    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
-    for chunk in chunks:
-        state.handle_chunk(chunk)
-    message = state.get_final_completion().choices[0].message
-    return [(c.id, c.function.name, json.loads(c.function.arguments))
-            for c in message.tool_calls or []]
-
-
-def langchain(chunks: list[AIMessageChunk]) -> Calls:
-    merged = add_ai_message_chunks(chunks[0], *chunks[1:])
-    return [(c["id"] or "", c["name"], c["args"]) for c in merged.tool_calls]
-
-
-def as_langchain(records: list[dict[str, Any]]) -> list[AIMessageChunk]:
-    out = []
-    for r in records:
-        delta = r["choices"][0]["delta"]
-        out.append(AIMessageChunk(content=delta.get("content") or "", tool_call_chunks=[
-            {"index": e["index"], "id": e.get("id"), "name": e["function"].get("name"),
-             "args": e["function"].get("arguments")} for e in delta.get("tool_calls") or []]))
-    return out
-
-
-def best(fn: Callable[[Any], Calls], data: Any, repeat: int) -> tuple[float, Calls]:
-    times, result = [], []
+def best(fn: Callable[[Any], Any], data: Any, repeat: int) -> tuple[float, Any]:
+    """The shortest CPU time of `repeat` runs (CPU time: other processes on the machine
+    change it less than wall time), and the last result (or what it raised)."""
+    times, result = [], None
     for _ in range(repeat):
-        start = time.perf_counter()
-        result = fn(data)
-        times.append(time.perf_counter() - start)
+        start = time.process_time()
+        result = attempt(fn, data)
+        times.append(time.process_time() - start)
     return min(times), result
 
 
-def main() -> dict[str, str]:
-    cases = {p.name: [r for r in parse_records(p.read_text()) if r is not DONE]
-             for p in sorted((STREAMS / "openai-chat").glob("*call*"))}
+def sdk_path(records: list[dict[str, Any]]) -> list[RunCall]:
+    return sdk_calls(sdk_chunks(records))
+
+
+def langchain_path(records: list[dict[str, Any]]) -> list[RunCall]:
+    return langchain_calls(langchain_chunks(sdk_chunks(records)))
+
+
+def speed() -> dict[str, str]:
+    """From the same parsed JSON payloads to the calls: the lab's converter and assembler;
+    the SDK's chunk objects and accumulator; langchain-openai's chunks and langchain-core's
+    merge. Each is what a client of that library runs on every streamed turn."""
+    cases = {name: records for name, fmt, records in recordings()
+             if name.startswith("openai-chat/") and "call" in name}
     cases["8 calls x 500 fragments, in sequence"] = synthetic(8, 500, interleave=False)
     cases["8 calls x 500 fragments, interleaved"] = synthetic(8, 500, interleave=True)
     out = {}
     for name, records in cases.items():
-        repeat = 3 if len(records) > 1000 else 50
-        t_lab, r_lab = best(lab, records, repeat)
+        repeat = 5 if len(records) > 1000 else 200
+        t_lab, r_lab = best(lab_calls, records, repeat)
         cells = [f"lab {t_lab * 1e3:.2f} ms"]
-        for label, fn, data in (
-                ("SDK", sdk, [ChatCompletionChunk.model_validate(r) for r in records]),
-                ("langchain-core", langchain, as_langchain(records))):
-            try:
-                t, result = best(fn, data, repeat)
-            except Exception as exc:  # a library that cannot assemble this stream
-                cells.append(f"{label} fails ({type(exc).__name__})")
+        for label, fn in (("SDK", sdk_path), ("langchain-core", langchain_path)):
+            t, result = best(fn, records, repeat)
+            if isinstance(result, BaseException):
+                cells.append(f"{label} fails ({type(result).__name__})")
                 continue
-            assert sorted(result) == sorted(r_lab), f"{name}: {label} assembled other calls"
-            order = "" if result == r_lab else ", calls in arrival order, not index order"
+            note = verdict(result, r_lab)
+            assert note.startswith("correct"), f"{name}: {label} {note}"
+            order = ", calls in arrival order, not index order" if "arrival" in note else ""
             cells.append(f"{label} {t * 1e3:.2f} ms ({t / t_lab:.1f}x{order})")
-        out[f"{name}, {len(records)} chunks"] = "; ".join(cells)
+            assert t > t_lab, f"{name}: {label} took less than the lab"
+        chunks = sum(r is not DONE for r in records)
+        out[f"{name}, {chunks} chunks"] = "; ".join(cells)
     return out
 
 
+def linearity() -> dict[str, str]:
+    """The lab on the whole wire path (converter, assembler, diagnosis): 8 interleaved calls,
+    16-character fragments, 0.5 MB and 1 MB of arguments in all."""
+    def run(total: int) -> float:
+        records = synthetic(8, total // 8 // 16, interleave=True, size=16)
+        t, calls = best(lambda r: diagnose(r, "openai-chat"), records, 3)
+        assert all(c.executable for c in calls.calls) and len(calls.calls) == 8
+        return t
+
+    half, full = run(500_000), run(1_000_000)
+    ratio = full / half
+    assert ratio <= LINEAR_LIMIT, f"the lab is not linear: ratio {ratio:.2f}"
+    return {"lab, wire path: 1 MB of arguments in 16-byte fragments, 8 interleaved calls":
+            f"{full:.2f} s CPU (ratio to 0.5 MB {ratio:.2f}; 2.0 = linear)"}
+
+
+def summary(rows: list[dict[str, str]]) -> dict[str, str]:
+    cells = []
+    for label in ("lab", "SDK", "langchain-core"):
+        compared = [r for r in rows if r[label] != "-"]
+        correct = sum(r[label].startswith("correct") for r in compared)
+        cells.append(f"{label} {correct}/{len(compared)}")
+    return {f"recordings assembled exactly as intended ({len(rows)}; "
+            "`bench/assemblers.py --shapes`)": "; ".join(cells)}
+
+
+def main() -> dict[str, str]:
+    return {**summary(shapes()), **speed(), **linearity()}
+
+
 if __name__ == "__main__":
+    if "--shapes" in sys.argv:
+        rows = shapes()
+        print("| " + " | ".join(rows[0]) + " |\n|" + "---|" * len(rows[0]))
+        for row in rows:
+            print("| " + " | ".join(row.values()) + " |")
+        print()
     for k, v in main().items():
         print(f"{k}: {v}")

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from keel_lab.course.experiments.batching import timeline
 from keel_lab.course.experiments.block_close import block_close
 from keel_lab.course.experiments.faults import faults
+from keel_lab.course.experiments.naive_clients import naive_clients
 from keel_lab.course.experiments.pairing import (
     calls_sweep,
     exceptions,
@@ -92,6 +93,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
                outcome_mix, ("runs", "calls", "seed"), ("runs", 6)),
     Experiment("quirks", "recorded real-world stream quirks and what the policies decide",
                quirks_report),
+    Experiment("naive_clients", "published client code's readings over the recorded streams: "
+               "calls lost or wrong", naive_clients),
     Experiment("faults", "four injected faults beside the correct code", faults, ("seed",)),
     Experiment("timeline", "sequential vs concurrent batches on the virtual clock",
                timeline, ("seed",)),

@@ -1,0 +1,259 @@
+"""The lab's assembler beside the accumulators people use, on the same recorded streams: which of
+them runs exactly the calls a stream means, and nothing it must not run.
+
+- the official `openai` SDK's `ChatCompletionStreamState` (what `client.chat.completions.stream`
+  accumulates with) and, for the Responses API, its `ResponseStreamState` (what
+  `client.responses.stream` reads its final response from), fed events built as the SDK's own
+  `Stream` builds them (`construct`, no validation), up to `data: [DONE]`, where the SDK stops
+  reading. It has no notion of refusing: every call it returns whose arguments parse as a JSON
+  object is run.
+- the official `anthropic` SDK's `accumulate_event` (what `client.messages.stream` builds its
+  final message with), fed every event but `ping`, as its `Stream` does; every `tool_use` block
+  of the final message is run.
+- langchain-core's chunk merging (`add_ai_message_chunks`), fed the `AIMessageChunk`s that
+  langchain-openai builds from the SDK's chunks (`chunk.model_dump()`, then its delta
+  conversion: a chunk whose tool-call entries lack `index` or `function` keeps no tool-call
+  chunks; a chunk without choices adds nothing). Its `tool_calls` are run; its
+  `invalid_tool_calls` are not. langchain-openai itself is not installed: its conversion
+  (`langchain_openai/chat_models/base.py`, `_convert_delta_to_message_chunk`) is mirrored here.
+
+The Ollama and Gemini clients are not installed here (and both formats send whole calls):
+those recordings are not compared. The reference is what the lab runs
+(tests/test_expected_calls.py holds the lab to what each recording was generated to mean;
+bench/assemblers.py compares them all with that directly).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib.util import find_spec
+from typing import Any, cast
+
+from keel_lab.course import data
+from keel_lab.course.experiments.providers import shape_group, stream_names
+from keel_lab.course.experiments.report import Report
+from keel_lab.providers.diagnosis import Diagnosis, diagnose, read_stream
+from keel_lab.providers.formats import DONE
+
+Records = list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class RunCall:
+    """A call an assembler would run: its id, name and parsed arguments."""
+
+    id: str | None
+    name: str | None
+    arguments: Any
+
+    def key(self) -> tuple[str | None, str | None, str]:
+        return self.id, self.name, json.dumps(self.arguments, sort_keys=True)
+
+
+COMPARED = ("openai-chat", "openai-responses", "anthropic")  # an accumulator is installed here
+
+
+def recordings() -> list[tuple[str, str, Records]]:
+    """Every recorded stream of a compared format (quirks included): name, format, payloads
+    (`[DONE]` included, as a marker)."""
+    out = []
+    for name in stream_names():
+        fmt, records = read_stream(data.path("streams", name))
+        if fmt in COMPARED:
+            out.append((name, fmt, records))
+    return out
+
+
+def lab_calls(records: Records, fmt: str = "openai-chat") -> list[RunCall]:
+    """The calls the lab's assembler lets run."""
+    return lab_runs(diagnose(records, fmt))
+
+
+def lab_runs(diagnosis: Diagnosis) -> list[RunCall]:
+    return [RunCall(c.id, c.name, c.input) for c in diagnosis.calls if c.executable]
+
+
+def _until_done(records: Records) -> Records:
+    out = []
+    for r in records:
+        if r is DONE:
+            break
+        out.append(r)
+    return out
+
+
+def sdk_chunks(records: Records) -> list[Any]:
+    """The SDK's `ChatCompletionChunk`s of a stream, built as its `Stream` builds them."""
+    from openai.types.chat import ChatCompletionChunk
+
+    return [ChatCompletionChunk.construct(**r) for r in _until_done(records)]
+
+
+def sdk_calls(chunks: Sequence[Any]) -> list[RunCall]:
+    """The calls the SDK's accumulator returns whose arguments parse as a JSON object."""
+    from openai.lib.streaming.chat import ChatCompletionStreamState
+
+    state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
+    for chunk in chunks:
+        state.handle_chunk(chunk)
+    message = state.get_final_completion().choices[0].message
+    return [RunCall(c.id, c.function.name, args) for c in message.tool_calls or []
+            if isinstance(args := _json_object(c.function.arguments), dict)]
+
+
+def responses_sdk_calls(records: Records) -> list[RunCall]:
+    """The function calls of the SDK's final Responses object whose arguments parse as a JSON
+    object (`get_final_response` reads the same state, and raises the same error without a
+    `response.completed`)."""
+    from openai import omit
+    from openai._models import construct_type
+    from openai.lib.streaming.responses import ResponseStreamState
+    from openai.types.responses import ResponseStreamEvent
+
+    state: ResponseStreamState[Any] = ResponseStreamState(input_tools=omit, text_format=omit)
+    for r in _until_done(records):
+        state.handle_event(cast(ResponseStreamEvent,
+                                construct_type(type_=ResponseStreamEvent, value=r)))
+    response = state._completed_response
+    if response is None:
+        raise RuntimeError("Didn't receive a `response.completed` event.")
+    return [RunCall(o.call_id, o.name, args) for o in response.output
+            if o.type == "function_call" and isinstance(args := _json_object(o.arguments), dict)]
+
+
+def anthropic_sdk_calls(records: Records) -> list[RunCall]:
+    """The `tool_use` blocks of the anthropic SDK's final message (its `get_final_message`)."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for r in records:
+        if r.get("type") == "ping" or (snapshot is None and r.get("type") != "message_start"):
+            continue  # the SDK's stream passes these on without accumulating them
+        if r.get("type") == "error":
+            raise RuntimeError(f"the stream sent an error: {r.get('error')}")
+        snapshot = accumulate_event(event=cast(Any, r), current_snapshot=snapshot,
+                                    json_bufs=buffers)
+    if snapshot is None:
+        raise RuntimeError("no message_start: the SDK has no message")
+    return [RunCall(b.id, b.name, b.input) for b in snapshot.content
+            if b.type == "tool_use" and isinstance(b.input, dict)]
+
+
+def _json_object(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def langchain_chunks(sdk: Sequence[Any]) -> list[Any]:
+    """The `AIMessageChunk`s langchain-openai builds from the SDK's chunks."""
+    from langchain_core.messages import AIMessageChunk
+    from langchain_core.messages.tool import tool_call_chunk
+
+    out = []
+    for chunk in sdk:
+        choices = chunk.model_dump(warnings=False)["choices"]
+        delta = choices[0]["delta"] if choices else {}
+        entries: list[Any] = []
+        try:
+            entries = [tool_call_chunk(name=e["function"].get("name"),
+                                       args=e["function"].get("arguments"), id=e.get("id"),
+                                       index=e["index"])
+                       for e in delta.get("tool_calls") or []]
+        except (KeyError, AttributeError):  # langchain-openai drops the chunk's entries
+            entries = []
+        out.append(AIMessageChunk(content=delta.get("content") or "",
+                                  tool_call_chunks=entries))
+    return out
+
+
+def langchain_calls(chunks: Sequence[Any]) -> list[RunCall]:
+    """The `tool_calls` of langchain-core's merged message (its invalid ones do not run)."""
+    from langchain_core.messages.ai import add_ai_message_chunks
+
+    merged = add_ai_message_chunks(chunks[0], *chunks[1:])
+    return [RunCall(c["id"], c["name"], c["args"]) for c in merged.tool_calls]
+
+
+def verdict(got: Got, expected: list[RunCall]) -> str:
+    """"correct" when exactly the expected calls would run; else what goes wrong."""
+    if got is None:
+        return "-"
+    if isinstance(got, BaseException):
+        return f"fails ({type(got).__name__}): runs nothing" + (
+            f", misses {len(expected)}" if expected else "")
+    have, want = Counter(c.key() for c in got), Counter(c.key() for c in expected)
+    if have == want:
+        return "correct" + ("" if [c.key() for c in got] == [c.key() for c in expected]
+                            else " (arrival order)")
+    extra, missing = sum((have - want).values()), sum((want - have).values())
+    parts = ([f"runs {extra} it must not"] if extra else []) + (
+        [f"misses {missing}"] if missing else [])
+    return "wrong: " + ", ".join(parts)
+
+
+def attempt(fn: Callable[[Any], list[RunCall]], arg: Any) -> list[RunCall] | BaseException:
+    """What an assembler gives, or the exception it raises (a library that cannot assemble)."""
+    try:
+        return fn(arg)
+    except Exception as exc:  # any failure of a third-party accumulator is its verdict
+        return exc
+
+
+Got = list[RunCall] | BaseException | None  # None: no such accumulator for the format
+
+
+def others(records: Records, fmt: str) -> dict[str, Got]:
+    """The SDK's and langchain-core's calls for one stream (or what each raised); pydantic's
+    warnings about a quirk's unexpected types are silenced, the verdict says what happened."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return _others(records, fmt)
+
+
+def _others(records: Records, fmt: str) -> dict[str, Got]:
+    if fmt == "openai-responses":
+        return {"sdk": attempt(responses_sdk_calls, records), "langchain": None}
+    if fmt == "anthropic":  # the anthropic SDK is in requirements.txt, not a package extra
+        sdk = attempt(anthropic_sdk_calls, records) if find_spec("anthropic") else None
+        return {"sdk": sdk, "langchain": None}
+    chunks = attempt(sdk_chunks, records)
+    if isinstance(chunks, BaseException):
+        return {"sdk": chunks, "langchain": chunks}
+    return {"sdk": attempt(sdk_calls, chunks),
+            "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks)}
+
+
+def describe(calls: list[RunCall], total: int) -> str:
+    """What the lab runs, in a few words."""
+    if not calls:
+        return "nothing" + (" (refused)" if total else "")
+    return f"{len(calls)} of {total}" if len(calls) < total else f"all {total}"
+
+
+def comparison_report() -> Report:
+    """Per recording of a compared format: what the lab runs, and whether the official SDK's
+    accumulator (openai or anthropic) and langchain-core run exactly that."""
+    rows = []
+    for name, fmt, records in recordings():
+        d = diagnose(records, fmt)
+        lab = lab_runs(d)
+        got = others(records, fmt)
+        rows.append({"stream": name, "group": shape_group(name),
+                     "lab_runs": describe(lab, len(d.calls)),
+                     "sdk": verdict(got["sdk"], lab),
+                     "langchain_core": verdict(got["langchain"], lab)})
+    correct = {k: sum(r[k].startswith("correct") for r in rows)
+               for k in ("sdk", "langchain_core")}
+    compared = {k: sum(r[k] != "-" for r in rows) for k in ("sdk", "langchain_core")}
+    return Report("accumulators", {"streams": len(rows)},
+                  {"correct": correct, "compared": compared}, rows,
+                  [f"the official SDKs run exactly the lab's calls on {correct['sdk']} of "
+                   f"{compared['sdk']} streams, langchain-core on {correct['langchain_core']} "
+                   f"of {compared['langchain_core']}"])
