@@ -1,20 +1,25 @@
 """`keel-lab`: the lab's experiments, and checks of real streams and histories.
 
 Every failure is one line on stderr and a documented exit code, never a traceback; output
-piped into a reader that stops early (`| head`) ends quietly.
+piped into a reader that stops early (`| head`) ends quietly with 141, and output that cannot be
+written (a full disk, a closed stdout) ends with 74.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
+from keel_lab.course.classroom.command import add_parser as add_classroom_parser
+from keel_lab.course.classroom.command import run as run_classroom
 from keel_lab.course.experiments import EXPERIMENTS, Params, Report
 from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
 
@@ -30,6 +35,16 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{value:g} is outside 0..86400 seconds")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -67,28 +82,129 @@ def parser() -> argparse.ArgumentParser:
     v.add_argument("file", type=Path)
     v.add_argument("--format", default="auto", choices=["auto", *HISTORY_FORMATS])
     v.add_argument("--json", action="store_true", help="one JSON object")
+
+    g = sub.add_parser("progress", help="which exercises you have passed",
+                       description="Show the exercises passed so far, as kept in "
+                                   ".keel-progress.json beside the notebooks by every check "
+                                   "and by `make check`. Exit 0 when every exercise has passed, "
+                                   "1 when some have not yet, 2 when the file cannot be read.")
+    g.add_argument("where", nargs="?", type=Path, metavar="DIR",
+                   help="the notebooks' folder, or the progress file (default: this folder)")
+    g.add_argument("--json", action="store_true", help="the file's content, checked")
+
+    h = sub.add_parser("handout", help="write the handout a class receives (no solutions)",
+                       description="Write the learner edition, the package, requirements and a "
+                                   "README for students into OUT, and check that no solution "
+                                   "line is in any of its files. Exit 0 written, 2 when it "
+                                   "cannot be (OUT or OUT.zip holds something a handout did "
+                                   "not write, or a leak).")
+    h.add_argument("out", type=Path, metavar="OUT",
+                   help="a new or empty folder, or a previous handout")
+    h.add_argument("--zip", action="store_true", help="also write OUT.zip")
+    h.add_argument("--language", default="en", help="the handout's language (default en)")
+
+    n = sub.add_parser("nbgrader", help="lay out the chapters as an nbgrader course",
+                       description="Write DIR/source/<chapter>/<chapter>.ipynb with solutions "
+                                   "and nbgrader's cell metadata, and DIR/nbgrader_config.py "
+                                   "unless there is one; then run nbgrader's commands in DIR.")
+    n.add_argument("dir", type=Path, metavar="DIR", help="the course folder")
+    n.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                   help="only chapters whose name contains CHAPTER (default: all)")
+
+    r = sub.add_parser("grade", help="grade a class's submitted notebooks",
+                       description="Grade submitted notebooks by what their exercise functions "
+                                   "do, with the checks' own verifiers, each in its own process "
+                                   "with a time and a memory limit. Exit 0 when it graded "
+                                   "(whatever the scores), 2 when no PATH could be read.")
+    r.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                   help="a submitted notebook, or a folder searched recursively for *.ipynb")
+    r.add_argument("--json", action="store_true", help="one JSON object")
+    r.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook to FILE")
+    r.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="time limit per submission (default 60)")
+    r.add_argument("--jobs", type=_bounded(1, 256), default=None, metavar="N",
+                   help="submissions graded at once (default: the number of cores)")
+
+    add_classroom_parser(sub)
     return p
 
 
 WIDTH = 100  # the widest line of a table the CLI prints
 BROKEN_PIPE = 141  # what a shell reports for a program stopped by SIGPIPE (128 + 13)
+OUTPUT_FAILED = 74  # EX_IOERR (sysexits.h): not 1, a verdict, nor 2, unusable input
+
+
+class OutputError(Exception):
+    """Standard output could not be written: told apart from a command's own errors."""
+
+
+class _Stdout:
+    """The command's stdout, whose write failures (but a closed pipe) become `OutputError`."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        with _writing():
+            return self._stream.write(text)
+
+    def flush(self) -> None:
+        with _writing():
+            self._stream.flush()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _writing() -> Iterator[None]:
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:  # ValueError: the stream itself was closed
+        raise OutputError(getattr(exc, "strerror", None) or str(exc)) from exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate}
+    if sys.stdout is None:  # started with stdout closed (`>&-`): print would drop every line
+        _error("cannot write the output: standard output is closed")
+        return OUTPUT_FAILED
+    commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate,
+                "progress": _progress}
+    commands["classroom"] = run_classroom
+    commands["handout"] = _handout
+    commands["nbgrader"] = _nbgrader
+    commands["grade"] = _grade
     try:
-        code = commands[args.command](args)
-        sys.stdout.flush()  # a closed pipe is found here, not at the interpreter's exit
+        with contextlib.redirect_stdout(_Stdout(sys.stdout)):
+            code = commands[args.command](args)
+            sys.stdout.flush()  # a closed pipe or a full disk is found here, not at exit
         return code
     except LabError as exc:
-        print(f"keel-lab: error: {printable(exc)}", file=sys.stderr)
+        _error(printable(exc))
         return 2
     except BrokenPipeError:
-        # the reader (`| head`) has gone: stop quietly, and keep the interpreter's final flush
-        # of stdout from failing again on the closed pipe
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # the reader (`| head`) has gone: stop quietly
+        _discard_stdout()
         return BROKEN_PIPE
+    except OutputError as exc:
+        _discard_stdout()
+        _error(f"cannot write the output: {exc}")
+        return OUTPUT_FAILED
+
+
+def _error(message: str) -> None:
+    """One line on stderr; a stderr that cannot be written either leaves the exit code alone."""
+    with contextlib.suppress(OSError, ValueError):
+        print(f"keel-lab: error: {message}", file=sys.stderr)
+
+
+def _discard_stdout() -> None:
+    """Keep the interpreter's final flush of what stdout still buffers from failing again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _json(value: object) -> str:
@@ -143,6 +259,53 @@ def _validate(args: argparse.Namespace) -> int:
         for p in problems:  # ids come from the file: escape what a terminal would obey
             print(f"- {printable(p.message)}")
     return 1 if problems else 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    from keel_lab.course.progress import CHAPTERS, find, read
+
+    kept = read(find(args.where))
+    print(_json(kept.to_dict()) if args.json else kept.table(WIDTH))
+    return 0 if kept.passed == len(CHAPTERS) else 1
+
+
+def _handout(args: argparse.Namespace) -> int:
+    from keel_lab.course.handout import build_handout, check_zip, zip_handout
+
+    if args.zip:
+        check_zip(args.out)  # before the build: a zip that is not ours costs no handout
+    folder = build_handout(args.out, args.language)
+    print(f"handout: {printable(folder)}")
+    if args.zip:
+        print(f"zip: {printable(zip_handout(folder))}")
+    return 0
+
+
+def _nbgrader(args: argparse.Namespace) -> int:
+    from keel_lab.course.nbgrader import layout_course
+
+    for path in layout_course(args.dir, args.chapters):
+        print(printable(path))
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from keel_lab.course.grading import find_submissions, grade
+    from keel_lab.course.grading.gradebook import check_csv, table, to_dict, write_csv
+
+    paths = find_submissions(args.paths, lambda problem: print(
+        f"keel-lab: warning: {printable(problem)}", file=sys.stderr))
+    if args.csv:
+        check_csv(args.csv, paths)  # before grading: a wrong path costs no grading time
+    with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
+              disable=None) as bar:
+        rows = grade(paths, args.timeout, args.jobs, bar.update)
+    print(_json(to_dict(rows)) if args.json else table(rows, WIDTH), flush=True)
+    if args.csv:
+        write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
+    return 0
 
 
 def _save_plot(report: Report, out: Path) -> None:

@@ -3,6 +3,8 @@
 from collections.abc import Iterator
 from typing import Any
 
+from hypothesis import strategies as st
+
 MARK = "\u2603MARK\u2603"  # replaced in the text by raw JSON no Python value serialises to
 
 
@@ -32,3 +34,19 @@ def reshape(parent: Any, key: Any, kind: str, replacement: Any, pick: int) -> bo
     else:
         return False
     return True
+
+
+def damage(value: Any, data: Any, replacements: list[Any]) -> None:
+    """Drop, retype, renest or truncate one field of `value` in place, drawn with hypothesis'
+    `data`: the damaged-notebook fuzz tests share it."""
+    every = list(paths(value))
+    path = every[data.draw(st.integers(0, len(every) - 1))]
+    parent = value
+    for key in path[:-1]:
+        parent = parent[key]
+    kind = data.draw(st.sampled_from(["drop", "retype", "renest", "truncate"]))
+    pick = data.draw(st.integers(0, 100))
+    if kind == "drop":
+        del parent[path[-1]]
+    else:
+        reshape(parent, path[-1], kind, replacements[pick % len(replacements)], pick)

@@ -1,3 +1,5 @@
+import errno
+import io
 import json
 import subprocess
 import sys
@@ -5,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.cli import main
+from keel_lab.cli import BROKEN_PIPE, OUTPUT_FAILED, main
 from keel_lab.course.experiments import EXPERIMENTS, Report
 
 
@@ -26,8 +28,8 @@ def test_all_experiments_one_json_object_each(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [json.loads(line)["experiment"] for line in lines] == [
         "pairing", "spread", "calls", "order", "exceptions", "gather", "streaming", "cancellation",
-        "bad_json", "block_close", "partial", "outcomes", "quirks", "faults", "timeline",
-        "scheduling", "screen", "rendering"]
+        "bad_json", "block_close", "partial", "outcomes", "quirks", "naive_clients", "faults",
+        "timeline", "scheduling", "screen", "rendering"]
 
 
 def test_tables_by_default(capsys):
@@ -105,3 +107,92 @@ def test_json_is_strict(monkeypatch, capsys):
     monkeypatch.setattr(Report, "to_dict", lambda self: {"x": float("nan")})
     assert main(["experiments", "partial", "--json"]) == 2
     assert "cannot be written as JSON" in capsys.readouterr().err
+
+
+# Output that cannot be written: one line on stderr and exit 74, never 1 (a verdict) (T1's 4).
+
+STREAM = Path(__file__).resolve().parent.parent / "keel_lab/data/streams/openai-chat/one_call.sse"
+
+
+class _Full(io.StringIO):
+    """A stdout on a full disk."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+class _Gone(io.StringIO):
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+@pytest.mark.parametrize("argv", [["assemble", str(STREAM)], ["assemble", str(STREAM), "--json"],
+                                  ["experiments", "partial"], ["progress", "--json"]])
+def test_a_full_stdout_is_one_line_and_exit_74(argv, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", _Full())
+    assert main(argv) == OUTPUT_FAILED == 74
+    assert capsys.readouterr().err == (
+        "keel-lab: error: cannot write the output: No space left on device\n")
+
+
+class _Failing(io.StringIO):
+    def __init__(self, exc: Exception) -> None:
+        super().__init__()
+        self.exc = exc
+
+    def flush(self) -> None:  # what is printed fails only when it reaches the device
+        raise self.exc
+
+
+@pytest.mark.parametrize("exc", [OSError(errno.EIO, "Input/output error"),
+                                 OSError(errno.EBADF, "Bad file descriptor"),
+                                 OSError(errno.EDQUOT, "Disk quota exceeded"),
+                                 ValueError("I/O operation on closed file.")])
+def test_any_failure_to_write_stdout_is_exit_74(exc, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", _Failing(exc))
+    assert main(["assemble", str(STREAM)]) == 74
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("keel-lab: error: cannot write the output: ")
+
+
+def test_a_closed_stdout_is_one_line_and_exit_74(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", None)
+    assert main(["assemble", str(STREAM)]) == 74
+    assert capsys.readouterr().err == (
+        "keel-lab: error: cannot write the output: standard output is closed\n")
+
+
+def test_a_closed_pipe_is_still_141(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdout", _Gone())
+    assert main(["assemble", str(STREAM)]) == BROKEN_PIPE == 141
+    assert capsys.readouterr().err == ""
+
+
+def test_a_full_stderr_too_leaves_the_exit_code(monkeypatch):
+    monkeypatch.setattr(sys, "stdout", _Full())
+    monkeypatch.setattr(sys, "stderr", _Full())
+    assert main(["assemble", str(STREAM)]) == 74
+
+
+def test_a_commands_own_file_error_is_not_an_output_error(tmp_path, capsys):
+    assert main(["assemble", str(tmp_path / "missing.sse")]) == 2
+    assert "cannot write the output" not in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(("argv", "redirect"), [
+    (["assemble", str(STREAM)], ">/dev/full"),
+    (["validate", "HISTORY"], ">/dev/full"),
+    (["assemble", str(STREAM)], ">&-"),
+    (["experiments", "partial", "--json"], ">&-"),
+])
+def test_the_installed_command_on_a_full_or_closed_stdout(argv, redirect, tmp_path):
+    history = tmp_path / "history.json"
+    history.write_text('[{"role": "user", "content": "hi"}]')
+    argv = [str(history) if a == "HISTORY" else a for a in argv]
+    script = Path(sys.executable).parent / "keel-lab"
+    shell = f"'{script}' {' '.join(argv)} {redirect}; echo $? >&2"
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, check=True)
+    *lines, code = done.stderr.splitlines()
+    assert code == "74" and len(lines) == 1, done.stderr
+    assert lines[0].startswith("keel-lab: error: cannot write the output: ")

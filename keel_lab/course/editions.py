@@ -5,17 +5,26 @@ The learner edition keeps no verdict: its check cells lose their saved output (n
 an unsolved exercise) and their `# NBVAL_CHECK_OUTPUT` line, so `pytest --nbval-lax` judges them
 by the exception `check` raises, not by comparing printed lines. Predict-then-observe cells
 (chapter 6) keep nothing that gives the answer away: a "prediction" cell's string is emptied, and
-an "observe" cell loses its solution block and its saved output.
+an "observe" cell loses its solution block and its saved output. A chapter with exercises ends
+with "Your progress": the learner's passed exercises over the whole course
+(`keel_lab.course.progress`), which only the learner edition has.
 
 Notebooks are handled as plain JSON dicts (nbformat 4), so this module needs no Jupyter import.
+The sources live in the repository's `notebooks/solutions/`, not in the installed package: the
+handout and the nbgrader course are built from a checkout.
 """
 
 from __future__ import annotations
 
 import ast
 import copy
+import json
 import re
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
+
+from keel_lab.core.errors import LabError
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
@@ -25,6 +34,23 @@ _BLOCK = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ 
                     re.MULTILINE | re.DOTALL)
 
 Notebook = dict[str, Any]
+
+COURSE = Path(__file__).resolve().parents[2] / "notebooks"
+SOLUTIONS = COURSE / "solutions"
+
+PROGRESS_CELLS: list[dict[str, Any]] = [
+    {"cell_type": "markdown", "id": "your-progress", "metadata": {}, "source": [
+        "## Your progress\n", "\n",
+        "Which exercises of the course you have passed so far, in this chapter and the others:\n",
+        "every check you run is noted in a small file next to your notebooks.",
+    ]},
+    {"cell_type": "code", "execution_count": None, "id": "your-progress-code", "metadata": {},
+     "outputs": [], "source": [
+         "# NBVAL_IGNORE_OUTPUT\n",
+         "from keel_lab.course.progress import show_progress\n", "\n",
+         "show_progress()",
+     ]},
+]
 
 
 def source(cell: dict[str, Any]) -> str:
@@ -43,8 +69,10 @@ def strip_solutions(text: str) -> str:
 
 def learner_edition(solution: Notebook) -> Notebook:
     """The learner's copy: exercise and observe cells stubbed, predictions emptied, those cells
-    and the check cells cleared, every other output kept."""
+    and the check cells cleared, every other output kept; "Your progress" after any exercise."""
     nb = copy.deepcopy(solution)
+    if exercises(nb):
+        nb["cells"].extend(copy.deepcopy(PROGRESS_CELLS))
     for cell in nb["cells"]:
         kind = tags(cell)
         if "exercise" in kind or "observe" in kind:
@@ -113,3 +141,28 @@ def problems(nb: Notebook) -> list[str]:
         if "check" in tags(cell) and not text.startswith(CHECK_MARK):
             out.append(f"cell {n}: a check cell starts with {CHECK_MARK}")
     return out
+
+
+def solution_paths(names: Sequence[str] = ()) -> list[Path]:
+    """The solution notebooks, in course order; with `names`, those whose file name contains one
+    of them. `LabError` when there are none: the package runs outside a checkout, or a name
+    matches no chapter."""
+    paths = sorted(SOLUTIONS.glob("*.ipynb"))
+    if not paths:
+        raise LabError(f"no solution notebooks in {SOLUTIONS}: run this from a checkout of "
+                       "the keel-lab repository")
+    unknown = [n for n in names if not any(n in p.name for p in paths)]
+    if unknown:
+        raise LabError(f"no chapter matches {unknown[0]!r}; chapters: "
+                       + ", ".join(p.stem for p in paths))
+    return [p for p in paths if not names or any(n in p.name for n in names)]
+
+
+def read_notebook(path: Path) -> Notebook:
+    value: Notebook = json.loads(path.read_text(encoding="utf-8"))
+    return value
+
+
+def notebook_text(nb: Notebook) -> str:
+    """A notebook as the course saves it: one-space indent, UTF-8 kept, a final newline."""
+    return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"

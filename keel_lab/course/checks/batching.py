@@ -16,6 +16,7 @@ from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
+from keel_lab.course.i18n import N_, _
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
 
@@ -35,9 +36,10 @@ def _request(i: int, name: str) -> ToolRequest:
     return ToolRequest(f"call-{i}", name, "{}", {})
 
 
-ALONE = ("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "
-         "always run alone")
-SHARED = "consecutive concurrency-safe calls share one batch"
+ALONE = N_("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "
+           "always run alone")
+SHARED = N_("consecutive concurrency-safe calls share one batch")
+WALL = N_("chapter turn: wall time with your batches and one by one")
 
 
 def _cases() -> list[list[ToolRequest]]:
@@ -54,29 +56,30 @@ def _cases() -> list[list[ToolRequest]]:
 
 
 def _shown(n: int, requests: Sequence[ToolRequest]) -> str:
-    return f"case {n}, requests [{', '.join(f'{r.call_id}={r.name}' for r in requests)}]"
+    return _("case {n}, requests [{requests}]").format(
+        n=n, requests=", ".join(f"{r.call_id}={r.name}" for r in requests))
 
 
 def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     cases = _cases()
-    every = f"{len(cases)} request lists: every call once, in order"
-    v = Verdict("make_batches", [every, ALONE, SHARED, "chapter turn: wall time with your "
-                                                       "batches and one by one"])
+    every = _("{n} request lists: every call once, in order").format(n=len(cases))
+    v = Verdict("make_batches", [every, ALONE, SHARED, WALL])
     make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
     tools = check_tools()
     answers: list[tuple[str, list[ToolRequest], list[Any]]] = []
     for n, requests in enumerate(cases):
         label = _shown(n, requests)
         given = list(requests)  # the learner's copy: the hint shows the original
-        got = listed(v, label, "a list of batches", make_batches_fn, given, tools)
+        got = listed(v, label, N_("a list of batches"), make_batches_fn, given, tools)
         if got is None:
             return v
         batches = [b if isinstance(b, ToolRequest | str | bytes | dict)
                    or not hasattr(b, "__iter__") else list(b) for b in got]
         problem = _shape_problem(batches) or _order_problem(requests, batches)
         if given != list(requests):
-            problem = ("your function changed the list of requests it was given (it held "
-                       f"{len(given)} of {len(requests)} afterwards): read it, leave it as it is"
+            problem = (_("your function changed the list of requests it was given (it held "
+                         "{n} of {total} afterwards): read it, leave it as it is").format(
+                             n=len(given), total=len(requests))
                        + (f"; {problem}" if problem else ""))
         if problem:
             v.add(False, "", labelled(label, problem))
@@ -91,8 +94,8 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     latency = seeded_latency(0, 0.05, 0.4)
     wall = sum(max(latency(r) for r in b) for b in answers[0][2])
     serial = sum(latency(r) for r in cases[0])
-    v.add(True, f"chapter turn: wall time {wall * 1000:.0f} ms with your batches, "
-                f"{serial * 1000:.0f} ms one by one", "")
+    v.add(True, _("chapter turn: wall time {wall} ms with your batches, {serial} ms one by "
+                  "one").format(wall=f"{wall * 1000:.0f}", serial=f"{serial * 1000:.0f}"), "")
     return v
 
 
@@ -100,25 +103,28 @@ def _shape_problem(batches: list[Any]) -> str:
     """Whether the answer has the shape of batches at all: lists of ToolRequest."""
     for n, batch in enumerate(batches):
         if isinstance(batch, ToolRequest):
-            return (f"batch {n} is a ToolRequest, not a list of requests: return a list of "
-                    "batches, each a list (even a batch of one)")
+            return _("batch {n} is a ToolRequest, not a list of requests: return a list of "
+                     "batches, each a list (even a batch of one)").format(n=n)
         if not isinstance(batch, list):
-            return f"batch {n} is {describe(batch)}, not a list of requests"
+            return _("batch {n} is {value}, not a list of requests").format(
+                n=n, value=describe(batch))
         odd = [x for x in batch if not isinstance(x, ToolRequest)]
         if odd and isinstance(odd[0], str):
-            return (f"batch {n} holds strings ({odd[0]!r}), not the requests: put the "
-                    "ToolRequest objects themselves in the batches")
+            return _("batch {n} holds strings ({value}), not the requests: put the "
+                     "ToolRequest objects themselves in the batches").format(n=n,
+                                                                             value=repr(odd[0]))
         if odd:
-            return f"batch {n} holds {describe(odd[0])}, not a ToolRequest"
+            return _("batch {n} holds {value}, not a ToolRequest").format(
+                n=n, value=describe(odd[0]))
     return ""
 
 
 def _order_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]]) -> str:
     flat = [r for b in batches for r in b]
     if [r.call_id for r in flat] != [r.call_id for r in requests]:
-        return (f"batches hold {[r.call_id for r in flat]}: every call exactly once, "
-                "in request order")
-    return "an empty batch" if any(not b for b in batches) else ""
+        return _("batches hold {ids}: every call exactly once, in request order").format(
+            ids=[r.call_id for r in flat])
+    return _("an empty batch") if any(not b for b in batches) else ""
 
 
 def _alone_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
@@ -126,8 +132,9 @@ def _alone_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
         unsafe = [(r, why) for r in b if (why := _alone(tools.get(r.name)))]
         if unsafe and len(b) > 1:
             r, why = unsafe[0]
-            return (f"{r.call_id} ({r.name}) shares a batch with "
-                    f"{[x.call_id for x in b if x is not r]}: it must run alone ({why})")
+            return _("{id} ({name}) shares a batch with {others}: it must run alone "
+                     "({why})").format(id=r.call_id, name=r.name, why=why,
+                                       others=[x.call_id for x in b if x is not r])
     return ""
 
 
@@ -135,15 +142,15 @@ def _count_problem(requests: Sequence[ToolRequest], batches: list[list[ToolReque
                    tools: Toolset) -> str:
     want = len(make_batches(requests, tools))  # the lab's rule, to count batches
     if len(batches) != want:
-        return (f"{len(batches)} batches where {want} will do: consecutive safe calls "
-                "should share one batch")
+        return _("{n} batches where {want} will do: consecutive safe calls should share one "
+                 "batch").format(n=len(batches), want=want)
     return ""
 
 
 def _alone(tool: Tool | None) -> str:
     """Why a call must run alone, or "" when it may share a batch."""
     if tool is None:
-        return "an unknown tool"
+        return _("an unknown tool")
     if tool.requires_approval:
-        return "it needs approval first, even if it is concurrency-safe"
-    return "" if tool.may_run_together else "it is not concurrency-safe"
+        return _("it needs approval first, even if it is concurrency-safe")
+    return "" if tool.may_run_together else _("it is not concurrency-safe")

@@ -14,6 +14,8 @@ from keel_lab.course.checks.partial_success import verify_run_status
 from keel_lab.course.checks.providers import verify_answer_responses
 from keel_lab.course.checks.streaming import verify_is_executable
 from keel_lab.course.checks.verdict import ExerciseNotPassed, Verdict
+from keel_lab.course.i18n import _
+from keel_lab.course.progress import record
 
 VERIFIERS: dict[str, Callable[..., Verdict]] = {
     "answer_all": verify_answer_all, "pair_results": verify_pair_results,
@@ -40,9 +42,10 @@ def check(fn: Callable[..., Any]) -> None:
     __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
     verifier = VERIFIERS.get(getattr(fn, "__name__", ""))
     if verifier is None:
-        raise ExerciseNotPassed(f"no exercise is called {getattr(fn, '__name__', fn)!r}; "
-                                "exercises: " + ", ".join(VERIFIERS))
+        raise ExerciseNotPassed(_("no exercise is called {name}; exercises: {names}").format(
+            name=repr(getattr(fn, "__name__", fn)), names=", ".join(VERIFIERS)))
     verdict = verifier(fn)
     print(verdict)
+    record(verdict)  # the learner's progress file; never fails the check, prints nothing
     if not verdict.passed:
-        raise ExerciseNotPassed("\n".join(verdict.hints) or "no check ran")
+        raise ExerciseNotPassed("\n".join(verdict.hints) or _("no check ran"))

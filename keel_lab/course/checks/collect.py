@@ -27,6 +27,7 @@ from keel_lab.course.checks.verdict import (
     returned_none,
     strict,
 )
+from keel_lab.course.i18n import N_, _
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, slow_first
 
@@ -62,24 +63,25 @@ def _pairs(stored: Any) -> list[tuple[str, ToolOutcome]] | str:
     """The (call id, outcome) pairs a collector returned, or what is wrong with them."""
     items = list(stored.items()) if isinstance(stored, Mapping) else stored
     if isinstance(items, str | bytes) or not hasattr(items, "__iter__"):
-        return f"your function returned {describe(stored)}: return (call id, outcome) pairs"
+        return _("your function returned {value}: return (call id, outcome) pairs").format(
+            value=describe(stored))
     pairs = list(items)
     for pair in pairs:
         if isinstance(pair, ToolOutcome):
-            return ("you returned outcomes: return (call id, outcome) pairs, e.g. "
-                    "[(outcome.call_id, outcome), ...]")
+            return _("you returned outcomes: return (call id, outcome) pairs, e.g. "
+                     "[(outcome.call_id, outcome), ...]")
         if not (isinstance(pair, tuple | list) and len(pair) == 2 and isinstance(pair[0], str)
                 and isinstance(pair[1], ToolOutcome)):
-            return (f"an item you returned is {describe(pair)}: each must be a (call id, "
-                    "outcome) pair")
+            return _("an item you returned is {value}: each must be a (call id, outcome) "
+                     "pair").format(value=describe(pair))
     return [(str(i), o) for i, o in pairs]
 
 
 def _ran_once(ran: list[str]) -> str:
     twice = sorted({i for i in ran if ran.count(i) > 1})
     if twice:
-        return (f"{twice[0]} ran {ran.count(twice[0])} times: its side effects happened twice "
-                "- run every call exactly once")
+        return _("{id} ran {n} times: its side effects happened twice - run every call "
+                 "exactly once").format(id=twice[0], n=ran.count(twice[0]))
     return ""
 
 
@@ -88,41 +90,44 @@ def _answered(batch: list[ToolRequest], pairs: list[tuple[str, ToolOutcome]]) ->
     ids = [r.call_id for r in batch]
     missing = [i for i in ids if i not in {k for k, _ in pairs}]
     if missing or len(pairs) != len(ids):
-        return (f"{len(pairs)} results for {len(ids)} calls"
-                + (f"; {missing[0]} got none" if missing else "")
-                + ": answer every call exactly once")
+        return (_("{n} results for {calls} calls").format(n=len(pairs), calls=len(ids))
+                + (_("; {id} got none").format(id=missing[0]) if missing else "")
+                + _(": answer every call exactly once"))
     wrong = [(k, o.call_id) for k, o in pairs if o.content != f"result of {k}"]
     if wrong:
-        return (f"{wrong[0][0]} was answered with the result of {wrong[0][1]}: pair each "
-                "result with the call id it carries, not by position")
+        return _("{id} was answered with the result of {other}: pair each result with the "
+                 "call id it carries, not by position").format(id=wrong[0][0], other=wrong[0][1])
     if [k for k, _ in pairs] != ids:
-        return ("results stored in another order than the calls (completion order?): store "
-                "them in request order, so logs and replays follow the calls")
+        return _("results stored in another order than the calls (completion order?): store "
+                 "them in request order, so logs and replays follow the calls")
     return ""
 
 
 def _concurrent(delays: dict[str, float], took: float) -> str:
     if took > max(delays.values()) + 1e-9:
-        return (f"the batch took {took * 1000:.0f} ms, its slowest call "
-                f"{max(delays.values()) * 1000:.0f} ms: the calls ran one after another - "
-                "start them all, then wait for all")
+        return _("the batch took {took} ms, its slowest call {slowest} ms: the calls ran one "
+                 "after another - start them all, then wait for all").format(
+                     took=f"{took * 1000:.0f}", slowest=f"{max(delays.values()) * 1000:.0f}")
     return ""
 
 
 def _shown(n: int, batch: list[ToolRequest], delays: dict[str, float]) -> str:
     """A batch as the learner's function got it: ids, and how long each call takes."""
     calls = ", ".join(f"{r.call_id} {delays[r.call_id] * 1000:.0f} ms" for r in batch)
-    return f"batch {n} ({len(batch)} call{'s' if len(batch) > 1 else ''}: {calls})"
+    template = _("batch {n} ({count} calls: {calls})") if len(batch) > 1 else _(
+        "batch {n} ({count} call: {calls})")
+    return template.format(n=n, count=len(batch), calls=calls)
 
 
-ONCE = f"{len(SIZES)} batches with random delays: every call ran once"
-OWN = "each call answered with its own result, in request order"
-CONCURRENT = "each batch took as long as its slowest call: the calls ran concurrently"
-REAL_RUN = "in chapter 2's incident run through the executor: the right answer"
+ONCE = N_("{n} batches with random delays: every call ran once")
+OWN = N_("each call answered with its own result, in request order")
+CONCURRENT = N_("each batch took as long as its slowest call: the calls ran concurrently")
+REAL_RUN = N_("in chapter 2's incident run through the executor: the right answer")
 
 
 def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
-    v = Verdict("collect_batch", [ONCE, OWN, CONCURRENT, REAL_RUN])
+    once = _(ONCE).format(n=len(SIZES))
+    v = Verdict("collect_batch", [once, OWN, CONCURRENT, REAL_RUN])
     fn = watched(collect_batch, (gather_by_call_id,))
     rng = random.Random(6)
     done: list[tuple[str, list[ToolRequest], dict[str, float], Any, float]] = []
@@ -142,7 +147,7 @@ def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
             v.add(False, "", labelled(label, problem))
             return v
         done.append((label, batch, delays, pairs, took))
-    v.add(True, ONCE, "")
+    v.add(True, once, "")
     if not v.first(OWN, (labelled(label, _answered(batch, pairs))
                          for label, batch, _, pairs, _ in done)):
         return v
@@ -150,11 +155,12 @@ def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
                                 for label, _, delays, _, took in done)):
         return v
     lab = Runner(OfflineAdapter(), executor=Executor(4, slow_first)).run(COMPARE)
-    collect = strict(fn, lambda batch, _: f"given the batch {[r.call_id for r in batch]}")
-    run = guard(v, "a real run", Runner(OfflineAdapter(), executor=Executor(
+    collect = strict(fn, lambda batch, _run: _("given the batch {ids}").format(
+        ids=[r.call_id for r in batch]))
+    run = guard(v, _("a real run"), Runner(OfflineAdapter(), executor=Executor(
         4, slow_first, collect=collect)).run, COMPARE)
     if run is not None:
         v.add(run.answer == lab.answer and run.messages == lab.messages, REAL_RUN,
-              f"in chapter 2's incident run through the executor the answer was "
-              f"{run.answer or run.error!r}")
+              _("in chapter 2's incident run through the executor the answer was {answer}")
+              .format(answer=repr(run.answer or run.error)))
     return v

@@ -30,6 +30,7 @@ from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from keel_lab.course.checks.verdict import Delegated
+from keel_lab.course.i18n import _
 
 _LOADS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF",
           "LOAD_FROM_DICT_OR_DEREF"}
@@ -158,8 +159,9 @@ def _name(obj: Any) -> str:
 
 
 def _hint(obj: Any) -> str:
-    return (f"your function hands the exercise to the lab's own {_name(obj)}: write the rule "
-            "yourself (the check cannot judge the lab's code as your answer)")
+    return _("your function hands the exercise to the lab's own {name}: write the rule "
+             "yourself (the check cannot judge the lab's code as your answer)").format(
+                 name=_name(obj))
 
 
 def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:

@@ -24,16 +24,17 @@ from keel_lab.core.protocol import ToolCall
 from keel_lab.core.tools import ToolError, invoke
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, calls_of, describe, listed
+from keel_lab.course.i18n import N_, _
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
 
 SCENARIOS: list[tuple[str, list[ToolCall], dict[str, Exception]]] = [
-    ("three successful calls, the same tool twice", calls_of(
+    (N_("three successful calls, the same tool twice"), calls_of(
         ("call_Qm4TzX8bLw2RkN7dYp0sJv1c", "lookup_incident", {"incident_id": "INC-001"}),
         ("call_3HfGvA9eUo6WiKc2MxZr5TqB", "lookup_incident", {"incident_id": "INC-002"}),
         ("call_L0pSn7JdYb4CtRw8EaVk1XgF", "get_service_status", {"service": "auth-api"})),
      {}),
-    ("a business error and a crash beside a success", calls_of(
+    (N_("a business error and a crash beside a success"), calls_of(
         ("toolu_01Wd8fKq2NzR5vXy7TbLmJ3h", "lookup_incident", {"incident_id": "INC-999"}),
         ("toolu_01Ab6PcE9sGu1YoHn4VxQw2D", "search_logs", {"service": "billing"}),
         ("toolu_01Kt3MiZ5jRe8LfWb0CsNy7U", "lookup_incident", {"incident_id": "INC-003"})),
@@ -63,9 +64,9 @@ class _Tools:
         raised = [i for i, e in self.failures.items() if e is exc]
         if not raised:
             return ""
-        return (f" - execute(call) raised it for {raised[0]}: a tool may fail, so catch any "
-                "failure with `try: ... except Exception as exc:` and answer that call with "
-                "what went wrong, e.g. str(exc)")
+        return _(" - execute(call) raised it for {id}: a tool may fail, so catch any "
+                 "failure with `try: ... except Exception as exc:` and answer that call with "
+                 "what went wrong, e.g. str(exc)").format(id=raised[0])
 
     @staticmethod
     def result(call: ToolCall) -> str:
@@ -106,44 +107,50 @@ def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list
     others = [m for m in messages if not isinstance(m, ToolMessage)]
     if others:
         kind = describe(others[0])
-        return [f"your function returned {kind} where a ToolMessage belongs: build each "
-                "answer with ToolMessage(call.id, call.name, content)"]
+        return [_("your function returned {kind} where a ToolMessage belongs: build each "
+                  "answer with ToolMessage(call.id, call.name, content)").format(kind=kind)]
     texts = [m for m in messages if not isinstance(m.content, str)]
     if texts:
-        return [f"the content of {texts[0].tool_call_id}'s message is "
-                f"{describe(texts[0].content)}: a tool message carries text - "
-                "json.dumps(...) a structure you want to send"]
+        return [_("the content of {id}'s message is {value}: a tool message carries text - "
+                  "json.dumps(...) a structure you want to send").format(
+                      id=texts[0].tool_call_id, value=describe(texts[0].content))]
     history: list[Message] = [UserMessage("q"), AssistantMessage("", tuple(calls)), *messages]
     problems = validate_history(history)
     if problems:
-        return ["the provider would answer: " + " | ".join(p.message for p in problems)]
-    out = [f"{c.id} was executed {tools.runs[c.id]} times: run each call exactly once"
-           + (" (a second run repeats its side effects)" if tools.runs[c.id] > 1 else
-              " (execute(call) is what runs it)")
+        return [_("the provider would answer: ") + " | ".join(p.message for p in problems)]
+    out = [_("{id} was executed {n} times: run each call exactly once").format(
+               id=c.id, n=tools.runs[c.id])
+           + (_(" (a second run repeats its side effects)") if tools.runs[c.id] > 1 else
+              _(" (execute(call) is what runs it)"))
            for c in calls if tools.runs[c.id] != 1]
     by_id = {m.tool_call_id: m for m in messages}
     for c in calls:
         m = by_id[c.id]
         if m.name != c.name:
-            out.append(f"{c.id}'s message is named {m.name!r}: copy the call's tool name "
-                       f"{c.name!r}")
+            out.append(_("{id}'s message is named {got}: copy the call's tool name {name}")
+                       .format(id=c.id, got=repr(m.name), name=repr(c.name)))
         stolen = [o.id for o in calls if o.id != c.id and o.id not in tools.failures
                   and _carries(m.content, tools.result(o))]
         if stolen:
-            out.append(f"{c.id}'s message carries the result of {stolen[0]}")
+            out.append(_("{id}'s message carries the result of {other}").format(
+                id=c.id, other=stolen[0]))
         elif c.id in tools.failures:
             exc = tools.failures[c.id]
             if not _says_what_failed(m.content, exc):
-                out.append(f"{c.id}'s message {m.content!r} does not say what went wrong: "
-                           f"include the exception's message (str(exc): {str(exc)!r}) or its "
-                           f"type (type(exc).__name__: {type(exc).__name__!r})")
+                out.append(_("{id}'s message {content} does not say what went wrong: "
+                             "include the exception's message (str(exc): {message}) or its "
+                             "type (type(exc).__name__: {type})").format(
+                                 id=c.id, content=repr(m.content), message=repr(str(exc)),
+                                 type=repr(type(exc).__name__)))
         elif not _carries(m.content, tools.result(c)):
-            out.append(f"{c.id}'s message does not carry its call's result "
-                       f"{tools.result(c)} (wrap it as you like, but keep it whole)")
+            out.append(_("{id}'s message does not carry its call's result {result} (wrap "
+                         "it as you like, but keep it whole)").format(id=c.id,
+                                                                      result=tools.result(c)))
     order = [m.tool_call_id for m in messages]
     if order != [c.id for c in calls]:
-        out.append(f"the messages answer the calls in another order ({order}): the exercise "
-                   "asks for the calls' order, so the history reads like the request")
+        out.append(_("the messages answer the calls in another order ({order}): the exercise "
+                     "asks for the calls' order, so the history reads like the request")
+                   .format(order=order))
     return out
 
 
@@ -157,11 +164,12 @@ def verify_answer_all(answer_all: AnswerAll) -> Verdict:
     answer_all = watched(answer_all, (invoke, Executor))
     for label, calls, failures in SCENARIOS:
         tools = _Tools(failures)
-        messages = listed(v, f"{label} [{_shown(calls)}]", "a list of ToolMessage", answer_all,
-                          calls, tools, explain=tools.explain)
+        messages = listed(v, f"{_(label)} [{_shown(calls)}]", N_("a list of ToolMessage"),
+                          answer_all, calls, tools, explain=tools.explain)
         if messages is None:
             return v
         problems = _problems(calls, messages, tools)
-        v.add(not problems, f"{label}: one message per call, in order, each with its own "
-                            "result or error", f"{label}: " + "; ".join(problems))
+        v.add(not problems, _("{label}: one message per call, in order, each with its own "
+                              "result or error").format(label=_(label)),
+              f"{_(label)}: " + "; ".join(problems))
     return v

@@ -19,6 +19,7 @@ from keel_lab.core.pairing import STRATEGIES, Result, by_call_id
 from keel_lab.core.protocol import ToolCall
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, listed
+from keel_lab.course.i18n import N_, _
 
 PairResults = Callable[[Sequence[ToolCall], Sequence[Result]], Sequence[Sequence[Any]]]
 
@@ -67,37 +68,44 @@ def pairing_errors(pairs: list[Any], calls: Sequence[ToolCall],
                    skipped: frozenset[str] = frozenset()) -> list[str]:
     """What is wrong with the pairs, the most basic mistake first."""
     if len(pairs) != len(calls):
-        return [f"expected {len(calls)} pairs (one per call), got {len(pairs)}"]
+        return [_("expected {n} pairs (one per call), got {got}").format(n=len(calls),
+                                                                       got=len(pairs))]
     errors = []
     for n, (call, pair) in enumerate(zip(calls, pairs, strict=True)):
         if isinstance(pair, str | bytes) or not isinstance(pair, Sequence) or len(pair) != 2:
-            return [f"pair {n} is {describe(pair)}: each pair is a (call, result) tuple"]
+            return [_("pair {n} is {value}: each pair is a (call, result) tuple").format(
+                n=n, value=describe(pair))]
         got_call, got = pair
         if isinstance(got_call, str):
-            return [f"pair {n} starts with the id {got_call!r}, not the call: return "
-                    "(call, result) with the ToolCall itself"]
+            return [_("pair {n} starts with the id {id}, not the call: return "
+                      "(call, result) with the ToolCall itself").format(n=n, id=repr(got_call))]
         if got is not None and not isinstance(got, Result):
-            return [f"pair {n} ends with {describe(got)}, not a Result (or None)"]
+            return [_("pair {n} ends with {value}, not a Result (or None)").format(
+                n=n, value=describe(got))]
         want = None if call.id in skipped else call.id
         if got_call is not call and got_call != call:
-            errors.append(f"pair {n} should start with call {call.id} (keep the calls' order)")
+            errors.append(_("pair {n} should start with call {id} (keep the calls' order)")
+                          .format(n=n, id=call.id))
         elif (got.call_id if got is not None else None) != want:
-            errors.append(f"{call.id} was paired with "
-                          f"{'nothing' if got is None else 'the result of ' + got.call_id}"
-                          + (" (it was skipped: pair it with None)" if want is None else ""))
+            paired = (_("{id} was paired with nothing") if got is None
+                      else _("{id} was paired with the result of {other}"))
+            errors.append(paired.format(id=call.id, other=got.call_id if got else "")
+                          + (_(" (it was skipped: pair it with None)") if want is None else ""))
     return errors
 
 
 def _shown(calls: Sequence[ToolCall], results: Sequence[Result]) -> str:
     """A run's input, compactly: the calls' ids and which call each result belongs to."""
     position = {c.id: n for n, c in enumerate(calls)}
-    return (f"calls {[c.id for c in calls]}, results of calls "
-            f"{[position.get(r.call_id, r.call_id) for r in results]} in that order")
+    return _("calls {ids}, results of calls {positions} in that order").format(
+        ids=[c.id for c in calls],
+        positions=[position.get(r.call_id, r.call_id) for r in results])
 
 
-CHECKS = ["positional pairing is wrong at least once in the runs",
-          "your pairing is right in every run", "a call the policy skipped",
-          "the first and last of four calls skipped", "ids that start like one another"]
+PAIRS = N_("a list of (call, result) pairs")
+CHECKS = [N_("positional pairing is wrong at least once in the runs"),
+          N_("your pairing is right in every run"), N_("a call the policy skipped"),
+          N_("the first and last of four calls skipped"), N_("ids that start like one another")]
 
 
 def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8) -> Verdict:
@@ -110,42 +118,41 @@ def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8
         calls = _turn(rng, 2 + run % 4)
         turns.append((calls, _completion_order(calls, rng)))
     wrong_zip = sum(bool(pairing_errors(list(zip(c, r, strict=True)), c)) for c, r in turns)
-    v.add(wrong_zip >= 1, f"positional pairing was wrong in {wrong_zip} of {runs} runs",
-          f"the delays did not reorder anything in {runs} runs: no lesson here (seed {seed})")
+    v.add(wrong_zip >= 1, _("positional pairing was wrong in {n} of {runs} runs").format(
+        n=wrong_zip, runs=runs), _("the delays did not reorder anything in {runs} runs: no "
+                                   "lesson here (seed {seed})").format(runs=runs, seed=seed))
     right_yours = 0
     first_error = ""
     for run, (calls, results) in enumerate(turns):
-        label = f"run {run} ({_shown(calls, results)})"
-        pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls,
-                       list(results))
+        label = _("run {run} ({shown})").format(run=run, shown=_shown(calls, results))
+        pairs = listed(v, label, PAIRS, pair_results, calls, list(results))
         if pairs is None:
             return v
         errors = pairing_errors(pairs, calls)
         right_yours += not errors
         first_error = first_error or (f"{label}: {errors[0]}" if errors else "")
-    v.add(right_yours == runs, f"your pairing was right in all {runs} runs",
-          f"your pairing was right in {right_yours} of {runs} runs; first problem, in "
-          f"{first_error}")
-    for label, n, skipped in [("a call the policy skipped", 3, [1]),
-                              ("the first and last of four calls skipped", 4, [0, 3])]:
+    v.add(right_yours == runs, _("your pairing was right in all {runs} runs").format(runs=runs),
+          _("your pairing was right in {n} of {runs} runs; first problem, in {problem}")
+          .format(n=right_yours, runs=runs, problem=first_error))
+    for label, n, skipped in [(_(CHECKS[2]), 3, [1]), (_(CHECKS[3]), 4, [0, 3])]:
         calls = _turn(rng, n)
         kept = [c for i, c in enumerate(calls) if i not in skipped]
         results = [Result(c.id, "ok") for c in reversed(kept)]
-        pairs = listed(v, f"{label} ({_shown(calls, results)})",
-                       "a list of (call, result) pairs", pair_results, calls, results)
+        pairs = listed(v, f"{label} ({_shown(calls, results)})", PAIRS, pair_results, calls,
+                       results)
         if pairs is None:
             return v
         errors = pairing_errors(pairs, calls, frozenset(calls[i].id for i in skipped))
-        v.add(not errors, f"{label}: None for it, not a neighbour's result",
+        v.add(not errors, _("{label}: None for it, not a neighbour's result").format(label=label),
               f"{label} ({_shown(calls, results)}): " + "; ".join(errors))
     stem = random_ids(2, rng)[0]  # ids one of which starts another: equality, not `in`
     calls = [ToolCall(i, "lookup_incident", "{}") for i in (stem + "7", stem, stem + "71")]
     results = [Result(c.id, "ok") for c in reversed(calls)]
-    label = f"ids that start like one another ({_shown(calls, results)})"
-    pairs = listed(v, label, "a list of (call, result) pairs", pair_results, calls, results)
+    label = f"{_(CHECKS[4])} ({_shown(calls, results)})"
+    pairs = listed(v, label, PAIRS, pair_results, calls, results)
     if pairs is not None:
         errors = pairing_errors(pairs, calls)
-        v.add(not errors, "ids that start like one another: matched whole",
-              f"{label}: " + "; ".join(errors) + " - one id is the start of another: "
-              "compare ids with ==")
+        v.add(not errors, N_("ids that start like one another: matched whole"),
+              f"{label}: " + "; ".join(errors)
+              + _(" - one id is the start of another: compare ids with =="))
     return v

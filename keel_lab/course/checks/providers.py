@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled
+from keel_lab.course.i18n import N_, _
 
 Run = Callable[[str, Any], str]
 AnswerResponses = Callable[[Sequence[dict[str, Any]], Run], Any]
@@ -70,10 +71,10 @@ def result_text(item: dict[str, Any]) -> str:
     return _label(item["name"], json.loads(item["arguments"] or "{}"))
 
 
-ONE_EACH = ("one function_call_output per function_call item, none for reasoning or message "
-            "items")
-CALL_IDS = "each output carries its call's call_id (not the item id fc_...)"
-OWN = "each output holds its own call's result; each call ran exactly once"
+ONE_EACH = N_("{n} responses: one function_call_output per function_call item, none for "
+              "reasoning or message items")
+CALL_IDS = N_("each output carries its call's call_id (not the item id fc_...)")
+OWN = N_("each output holds its own call's result; each call ran exactly once")
 
 
 def _cases() -> list[list[dict[str, Any]]]:
@@ -87,12 +88,12 @@ def _shown(n: int, output: list[dict[str, Any]]) -> str:
     """A case's items, compactly: `reasoning, function_call lookup_incident call_x1...`."""
     items = ", ".join(f"function_call {i['name']} {i['call_id'][:12]}..."
                       if i["type"] == "function_call" else i["type"] for i in output)
-    return f"case {n} [{items}]"
+    return _("case {n} [{items}]").format(n=n, items=items)
 
 
 def verify_answer_responses(fn: AnswerResponses) -> Verdict:
     cases = _cases()
-    v = Verdict("answer_responses", [f"{len(cases)} responses: {ONE_EACH}", CALL_IDS, OWN])
+    v = Verdict("answer_responses", [_(ONE_EACH).format(n=len(cases)), CALL_IDS, OWN])
     answers: list[tuple[str, list[dict[str, Any]], list[Any], Recorder]] = []
     for n, output in enumerate(cases):
         run, label = Recorder(), _shown(n, output)
@@ -116,14 +117,15 @@ def verify_answer_responses(fn: AnswerResponses) -> Verdict:
 def _items(got: Any) -> list[dict[str, Any]] | str:
     """The learner's items as a list of output dicts, or what is wrong with their shape."""
     if isinstance(got, (dict, str)) or not isinstance(got, Iterable):
-        return f"return a list of input items (one dict per call), got {describe(got)}"
+        return _("return a list of input items (one dict per call), got {value}").format(
+            value=describe(got))
     items = list(got)
     for item in items:
         if not isinstance(item, dict):
-            return f"each input item is a dict, got {describe(item)}"
+            return _("each input item is a dict, got {value}").format(value=describe(item))
         if item.get("type") != "function_call_output":
-            return (f"an item has type {item.get('type')!r}: a result goes back as "
-                    "'function_call_output'")
+            return _("an item has type {type}: a result goes back as "
+                     "'function_call_output'").format(type=repr(item.get("type")))
     return items
 
 
@@ -136,17 +138,18 @@ def _one_each(output: list[dict[str, Any]], got: list[dict[str, Any]]) -> str:
         key = item.get("call_id")
         if key in by_item_id and key not in by_call_id and by_item_id[key]["type"] != \
                 "function_call":
-            return (f"an output answers the {by_item_id[key]['type']} item {key}: only "
-                    "function_call items get an output")
+            return _("an output answers the {type} item {id}: only function_call items get "
+                     "an output").format(type=by_item_id[key]["type"], id=key)
         if key not in by_item_id and key not in by_call_id:
-            return f"an output carries call_id {key!r}, which no function_call item has"
+            return _("an output carries call_id {id}, which no function_call item has").format(
+                id=repr(key))
     answered = [by_item_id[k]["call_id"] if k in by_item_id else k
                 for k in (item.get("call_id") for item in got)]
     for c in calls:
         count = answered.count(c["call_id"])
         if count != 1:
-            return (f"call {c['call_id']} ({c['name']}) got {count} outputs: every call gets "
-                    "exactly one")
+            return _("call {id} ({name}) got {n} outputs: every call gets exactly one").format(
+                id=c["call_id"], name=c["name"], n=count)
     return ""
 
 
@@ -155,8 +158,9 @@ def _call_ids(output: list[dict[str, Any]], got: list[dict[str, Any]]) -> str:
     for item in got:
         key = item.get("call_id")
         if key in by_item_id:
-            return (f"an output carries the item id {key}: pair by the call's call_id "
-                    f"({by_item_id[key]['call_id']}), not the output item's id (fc_...)")
+            return _("an output carries the item id {id}: pair by the call's call_id "
+                     "({call_id}), not the output item's id (fc_...)").format(
+                         id=key, call_id=by_item_id[key]["call_id"])
     return ""
 
 
@@ -164,18 +168,20 @@ def _own(output: list[dict[str, Any]], got: list[dict[str, Any]], run: Recorder)
     calls = [i for i in output if i["type"] == "function_call"]
     by_call_id = {c["call_id"]: c for c in calls}
     if len(run.runs) != len(calls):
-        return (f"run was called {len(run.runs)} times for {len(calls)} calls: each call runs "
-                "exactly once" + (" (side effects would repeat)" if len(run.runs) > len(calls)
-                                  else " - some call was never run"))
+        return (_("run was called {n} times for {calls} calls: each call runs exactly once")
+                .format(n=len(run.runs), calls=len(calls))
+                + (_(" (side effects would repeat)") if len(run.runs) > len(calls)
+                   else _(" - some call was never run")))
     for item in got:
         text, call = item.get("output"), by_call_id[item["call_id"]]
         if not isinstance(text, str):
-            return (f"output of {call['call_id']} is {describe(text)}: the API takes text, "
-                    "e.g. the string run returned")
+            return _("output of {id} is {value}: the API takes text, e.g. the string run "
+                     "returned").format(id=call["call_id"], value=describe(text))
         mine = result_text(call)
         if mine not in text:
             other = next((c["call_id"] for c in calls if result_text(c) in text), None)
-            return (f"call {call['call_id']} got "
-                    + (f"the result of {other}" if other else "no result of its own")
-                    + ": run each call and put its own result in its output")
+            template = (_("call {id} got the result of {other}") if other
+                        else _("call {id} got no result of its own"))
+            return (template.format(id=call["call_id"], other=other)
+                    + _(": run each call and put its own result in its output"))
     return ""

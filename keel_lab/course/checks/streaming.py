@@ -24,6 +24,7 @@ from keel_lab.core.streaming import (
 )
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, guard
+from keel_lab.course.i18n import N_, _
 from keel_lab.course.scenarios import offline_stream
 
 
@@ -46,8 +47,9 @@ def _views(events: Iterable[StreamEvent]) -> list[tuple[int, CallView, bool]]:
 
 def _shown(view: CallView) -> str:
     """What the learner's function was given, as its fields read."""
-    return (f"id {view.id!r}, name {view.name!r}, arguments {view.arguments!r}, "
-            f"closed {view.closed}")
+    return _("id {id}, name {name}, arguments {arguments}, closed {closed}").format(
+        id=repr(view.id), name=repr(view.name), arguments=repr(view.arguments),
+        closed=view.closed)
 
 
 def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
@@ -78,26 +80,30 @@ def verify_is_executable(is_executable: Callable[[CallView], bool]) -> Verdict:
         ToolCallDelta(3, id="b3", name="lookup_incident", arguments_delta="{incident_id: 5}"),
         Finish("tool_calls")]
     cases: list[tuple[str, Iterable[StreamEvent]]] = [
-        ("one call, fragment by fragment", one),
-        ("three interleaved calls", three),
-        ("a stream cancelled before its finish", cancel_after(three, len(three) - 1)),
-        ("one call's JSON broken beside good siblings", bad),
-        ("arguments that are not an object, a missing id, a missing name", odd),
-        ("a parameterless tool: arguments \"\", {} or blank (null is no object)", parameterless),
-        ("text in braces that is not JSON", braces),
+        (N_("one call, fragment by fragment"), one),
+        (N_("three interleaved calls"), three),
+        (N_("a stream cancelled before its finish"), cancel_after(three, len(three) - 1)),
+        (N_("one call's JSON broken beside good siblings"), bad),
+        (N_("arguments that are not an object, a missing id, a missing name"), odd),
+        (N_("a parameterless tool: arguments \"\", {} or blank (null is no object)"),
+         parameterless),
+        (N_("text in braces that is not JSON"), braces),
     ]
     v = Verdict("is_executable", [label for label, _ in cases])
     for label, events in cases:
         for chunk, view, want in _views(events):
-            where = f"{label}, chunk {chunk}, call {view.index} ({_shown(view)})"
+            where = _("{label}, chunk {chunk}, call {index} ({shown})").format(
+                label=_(label), chunk=chunk, index=view.index, shown=_shown(view))
             got = guard(v, where, is_executable, view)
             if got is None:
                 return v
             if bool(got) != want:
                 why = readiness(view.id, view.name, view.arguments, view.closed).reason
-                said = f"{got!r}" if isinstance(got, bool) else f"{got!r} (taken as {bool(got)})"
-                v.add(False, "", f"{where}: you returned {said}, expected {want} - {why}")
+                said = repr(got) if isinstance(got, bool) else _("{got} (taken as {bool})").format(
+                    got=repr(got), bool=bool(got))
+                v.add(False, "", _("{where}: you returned {said}, expected {want} - {why}").format(
+                    where=where, said=said, want=want, why=why))
                 break
         else:
-            v.add(True, f"{label}: right after every chunk", "")
+            v.add(True, _("{label}: right after every chunk").format(label=_(label)), "")
     return v

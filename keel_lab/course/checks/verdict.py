@@ -20,6 +20,7 @@ from types import TracebackType
 from typing import Any
 
 from keel_lab.core.protocol import ToolCall
+from keel_lab.course.i18n import N_, _
 
 
 class ExerciseNotPassed(AssertionError):
@@ -37,19 +38,21 @@ class ReturnedNone(Exception):
     """The learner's function returned None where the lab's own code called it (a real run)."""
 
 
-NOT_TRIED = "not tried (fix the first failure first)"
+NOT_TRIED = N_("not tried (fix the first failure first)")
 
 
 @dataclass
 class Verdict:
-    """`checks` names every check of the exercise, in order; each `add` settles the next one."""
+    """`checks` names every check of the exercise, in order; each `add` settles the next one.
+    Constant labels and texts are marked `N_` and translated here; a text built at run time
+    comes translated (`_`)."""
 
     exercise: str
     checks: Sequence[str] = ()
     results: list[tuple[bool, str]] = field(default_factory=list)
 
     def add(self, ok: bool, passed: str, hint: str) -> None:
-        self.results.append((ok, passed if ok else hint))
+        self.results.append((ok, _(passed if ok else hint)))
 
     def first(self, passed: str, problems: Iterable[str]) -> bool:
         """Settle one check by its first problem (none: passed); whether it passed. The
@@ -73,10 +76,12 @@ class Verdict:
 
     def lines(self) -> list[str]:
         done = sum(ok for ok, _ in self.results)
-        word = "PASSED" if self.passed else "NOT YET"
+        word = _("PASSED") if self.passed else _("NOT YET")
         return ([f"[{'pass' if ok else 'FAIL'}] {text}" for ok, text in self.results]
-                + [f"[----] {label}: {NOT_TRIED}" for label in self.checks[len(self.results):]]
-                + [f"{self.exercise}: {word} ({done}/{self.total} checks)"])
+                + [f"[----] {_(label)}: {_(NOT_TRIED)}"
+                   for label in self.checks[len(self.results):]]
+                + [_("{exercise}: {word} ({done}/{total} checks)").format(
+                    exercise=self.exercise, word=word, done=done, total=self.total)])
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
@@ -88,7 +93,7 @@ def labelled(label: str, problem: str) -> str:
 
 
 def returned_none(what: str) -> str:
-    return f"{what}: your function returned None - is a `return` missing?"
+    return _("{what}: your function returned None - is a `return` missing?").format(what=what)
 
 
 def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
@@ -102,15 +107,16 @@ def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
             verdict.add(False, "", returned_none(what))
         return value
     except NotImplementedError:
-        verdict.add(False, "", f"{what}: not implemented yet - replace the "
-                               "`raise NotImplementedError` with your code")
+        verdict.add(False, "", _("{what}: not implemented yet - replace the "
+                                 "`raise NotImplementedError` with your code").format(what=what))
     except Delegated as exc:
         verdict.add(False, "", str(exc))
     except ReturnedNone as exc:
         verdict.add(False, "", returned_none(f"{what}, {exc}" if str(exc) else what))
     except Exception as exc:
-        verdict.add(False, "", f"{what}: your function raised {type(exc).__name__}: {exc}"
-                               + where(exc, fn) + (explain(exc) if explain else ""))
+        verdict.add(False, "", _("{what}: your function raised {error}: {message}").format(
+            what=what, error=type(exc).__name__, message=exc)
+            + where(exc, fn) + (explain(exc) if explain else ""))
     return None
 
 
@@ -153,7 +159,7 @@ def where(exc: BaseException, fn: Callable[..., Any]) -> str:
     if last is None:
         return ""
     text = linecache.getline(code.co_filename, last.tb_lineno).strip()
-    return f" at line {last.tb_lineno}" + (f": {text}" if text else "")
+    return _(" at line {line}").format(line=last.tb_lineno) + (f": {text}" if text else "")
 
 
 def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
@@ -164,8 +170,8 @@ def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
     if value is None:
         return None
     if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
-        verdict.add(False, "", f"{what}: your function returned {describe(value)}, "
-                               f"expected {expected}")
+        verdict.add(False, "", _("{what}: your function returned {value}, expected {expected}")
+                    .format(what=what, value=describe(value), expected=_(expected)))
         return None
     out: list[Any] | None = guard(verdict, what, list, value)  # a generator runs here
     return out
@@ -175,11 +181,11 @@ def describe(value: Any) -> str:
     """'a dict', 'a str ('call_a')': what a value is, for a hint; None is most often a helper's
     forgotten `return`."""
     if value is None:
-        return "None (a helper without `return`?)"
+        return _("None (a helper without `return`?)")
     name = type(value).__name__
-    article = "an" if name[:1].lower() in "aeiou" else "a"
     shown = f" ({value!r:.40})" if isinstance(value, str | int | float) else ""
-    return f"{article} {name}{shown}"
+    template = _("an {type}{shown}") if name[:1].lower() in "aeiou" else _("a {type}{shown}")
+    return template.format(type=name, shown=shown)
 
 
 def calls_of(*specs: tuple[str, str, dict[str, Any]]) -> list[ToolCall]:

@@ -1,0 +1,249 @@
+"""The grading process of one submission, started by `sandbox` as `python -I` with a job file.
+
+It reads and deletes its job file, limits itself (memory, CPU time, file size, no core file;
+hard limits too, so they stay), keeps its standard output as the channel to the grader and
+points file descriptor 1 at /dev/null, so nothing the learner's code prints - however much -
+reaches the grader or is kept. Then it imports the lab, makes every check result cross to the
+grader as it is decided (`streamed`), snapshots the lab (`integrity`), runs the planned code in
+one namespace, and judges each exercise with the lab's own verifier, taken before any learner
+code ran, every call into the learner's function watched (`guard`). Every step is announced on
+the channel, so a process that hangs or dies is reported with where it was; every verdict
+crosses as one JSON line. A change to the lab's code refuses the exercises judged with it, then
+the lab is put back.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import io
+import json
+import linecache
+import os
+import re
+import resource
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from keel_lab.course.grading.guard import Guard
+from keel_lab.course.grading.integrity import Snapshot, import_lab
+
+if TYPE_CHECKING:
+    from keel_lab.course.checks.verdict import Verdict
+
+MAX_TEXT = 500  # a hint or an error line crossing to the grader
+FILE_SIZE = 64 * 1024 * 1024
+
+
+class _Discard(io.TextIOBase):
+    """sys.stdout and sys.stderr for the learner's code: everything written is dropped."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
+class Channel:
+    """One JSON object a line, on a file descriptor the learner's code does not print to."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, **message: Any) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            data = data[os.write(self.fd, data):]
+
+
+def short(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_TEXT else line[: MAX_TEXT - 3] + "..."
+
+
+def described(exc: BaseException) -> str:
+    """'ValueError: text', or the type alone; an exception whose `str` fails is named by type."""
+    try:
+        text = str(exc)
+    except BaseException:
+        text = ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def limit(memory: int, cpu: int) -> None:
+    """Soft and hard limits alike, so the learner's code cannot raise them again."""
+    for name, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_CPU, cpu),
+                        (resource.RLIMIT_FSIZE, FILE_SIZE), (resource.RLIMIT_CORE, 0)):
+        hard = resource.getrlimit(name)[1]
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(name, (value, value))
+
+
+def quiet() -> Channel:
+    """The channel on a copy of stdout; fds 0, 1 and 2 on /dev/null; Python's streams dropped.
+    (Until here, stderr went to a file the grader reads when the process fails to start.)"""
+    channel = Channel(os.dup(1))
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    sys.stdout = sys.stderr = _Discard()
+    return channel
+
+
+def run_chunk(chunk: dict[str, Any], namespace: dict[str, Any],
+              elsewhere: dict[str, int] | None = None) -> str | None:
+    """Run one cell's planned code (its statements numbered in `keep`, or all of it; a
+    top-level `await` runs on the virtual clock, as a notebook would run it); None, or the
+    error line naming the cell."""
+    from keel_lab.core.clock import run_coroutine
+    from keel_lab.course.grading.plan import python
+
+    number, source, keep = chunk["cell"], chunk["source"], chunk["keep"]
+    name = f"<cell {number}>"
+    linecache.cache[name] = (len(source), None, source.splitlines(True), name)  # for hints
+    try:
+        tree = ast.parse(python(source), name)
+        if keep is not None:
+            tree.body = [tree.body[n] for n in keep]
+        code = compile(tree, name, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT,
+                       dont_inherit=True)
+        if code.co_flags & inspect.CO_COROUTINE:
+            run_coroutine(eval(code, namespace))
+        else:
+            exec(code, namespace)
+    except SyntaxError as exc:
+        return short(f"cell {number}: SyntaxError at line {exc.lineno}: {exc.msg}")
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the grader goes on
+        return short(f"cell {number} raised {described(exc)}{moved(exc, elsewhere)}")
+    return None
+
+
+def moved(error: BaseException | str, elsewhere: dict[str, int] | None) -> str:
+    """For a NameError of a name another cell sets with code the grader does not run: why, and
+    where to move it; "" otherwise."""
+    name = getattr(error, "name", None) if isinstance(error, NameError) else None
+    if isinstance(error, str):
+        found = re.search(r"NameError: name '(\w+)' is not defined", error)
+        name = found.group(1) if found else None
+    if not name or not elsewhere or name not in elsewhere:
+        return ""
+    return (f" - {name} is set in cell {elsewhere[name]} by code the grader does not run: it "
+            "runs the exercise cell whole and, of the other cells, only imports, definitions "
+            "and assignments of literals; move that line into the exercise cell (or make it a "
+            "literal)")
+
+
+def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: Any,
+           **given: Any) -> tuple[bool, str | None]:
+    """The verdict on one exercise function, taken with the verifier and the `Verdict` class the
+    grader held before the learner's code ran: (passed, the first hint). `given` goes to the
+    verifiers that take it (the inputs drawn for this run)."""
+    accepted = inspect.signature(verifier).parameters
+    try:
+        verdict = verifier(fn, **{k: v for k, v in given.items() if k in accepted})
+    except BaseException as exc:
+        return False, short(f"the check could not run your function: {described(exc)}")
+    if type(verdict) is not verdict_type:
+        return False, "the check returned no verdict"
+    if verdict.passed:
+        return True, None
+    return False, short(verdict.hints[0] if verdict.hints else "no check ran")
+
+
+def streamed(verdict_type: type[Verdict], channel: Channel) -> None:
+    """Send every check's result to the grader the moment it is decided: the grader counts a
+    verdict only when all it received passed, so changing a verdict object later is useless."""
+    add = verdict_type.add
+
+    def add_and_send(self: Verdict, ok: bool, passed: str, hint: str) -> None:
+        channel.send(result=bool(ok))
+        add(self, ok, passed, hint)
+
+    add_and_send.__qualname__ = add.__qualname__
+    verdict_type.add = add_and_send  # type: ignore[method-assign]
+
+
+def refusal(what: str) -> str:
+    return (f"refused: {what}; grading uses the lab's own checks, so this exercise gets no "
+            "points")
+
+
+def grade(job: dict[str, Any], channel: Channel) -> None:
+    """Run the chunks in order and judge each exercise where its check cell stands."""
+    import_lab()
+    from keel_lab.course.checks.check import VERIFIERS
+    from keel_lab.course.checks.verdict import Verdict
+
+    streamed(Verdict, channel)
+    verifiers = dict(VERIFIERS)
+    snapshot = Snapshot()
+    elsewhere = job["elsewhere"]
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins,
+                                 "display": _display}
+    chunks, after = job["chunks"], job["checked_after"]
+    changed: list[str] = []
+    for at in range(len(chunks) + 1):
+        for name in (x for x in job["exercises"] if after.get(x, len(chunks)) == at):
+            changed = changed or snapshot.changes()
+            if changed:
+                snapshot.restore()
+            channel.send(at=f"checking {name}")
+            channel.send(exercise=name, **judge(name, namespace, changed, snapshot,
+                                                (verifiers[name], Verdict), job, channel))
+        if at < len(chunks):
+            channel.send(at=f"running cell {chunks[at]['cell']}")
+            error = run_chunk(chunks[at], namespace, elsewhere)
+            if error:
+                channel.send(error=error)
+            now = [] if changed else snapshot.changes()
+            if now:
+                channel.send(error=short(f"the notebook changed the lab's code: {now[0]}"))
+
+
+def _display(*objects: Any, **options: Any) -> None:
+    """IPython's `display`, for code that calls it: the grader shows nothing."""
+
+
+def judge(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Snapshot,
+          lab: tuple[Callable[..., Verdict], type[Verdict]], job: dict[str, Any],
+          channel: Channel) -> dict[str, Any]:
+    """The verdict on one exercise as the function bound to its name now: passed and hint."""
+    if changed:
+        return {"passed": False,
+                "hint": refusal(f"the notebook changed the lab's code ({changed[0]})")}
+    if name not in namespace:
+        return {"passed": False, "hint": f"{name} was not defined when its check cell ran (see "
+                "the submission's error)"}
+    guard = Guard(snapshot)
+    passed, hint = verify(*lab, guard.wrap(namespace[name]), drawn_from=job["seed"])
+    now = snapshot.changes()
+    found = [*(f"changed the lab's code: {where}" for where in now[:1]), *guard.found]
+    if found:
+        channel.send(error=short(f"checking {name} {found[0]}"))
+        snapshot.restore()
+        return {"passed": False, "hint": refusal(f"checking {name} {found[0]}")}
+    return {"passed": passed, "hint": short(hint + moved(hint, job["elsewhere"])) if hint
+            else None}
+
+
+def main() -> None:
+    job_file = Path(sys.argv[1])
+    job = json.loads(job_file.read_text(encoding="utf-8"))
+    job_file.unlink()  # the learner's code does not read the inputs drawn for this run
+    limit(job["memory"], job["cpu"])
+    channel = quiet()
+    try:
+        grade(job, channel)
+    except BaseException as exc:  # the grader's own failure (or what the learner's code did to it)
+        channel.send(error=short(f"grading failed: {described(exc)}"))
+        os._exit(1)
+    channel.send(done=True)
+    os._exit(0)  # neither the learner's threads nor their atexit handlers hold the process
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Grading a class: find the submitted notebooks, grade each in its own process, several at
+once, and give every submission its row - a broken one with its error, never stopping the rest.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from keel_lab.core.errors import LabError
+from keel_lab.course.checks.check import POINTS
+from keel_lab.course.grading import sandbox
+from keel_lab.course.grading.gradebook import Exercise, Row
+from keel_lab.course.grading.plan import Plan, plan
+from keel_lab.course.grading.submission import read_submission
+from keel_lab.course.progress import CHAPTERS
+
+TIMEOUT = 60.0  # seconds for one submission, its imports and every check included
+MAX_ERROR = 1000
+
+
+def find_submissions(paths: Iterable[Path], warn: Callable[[str], None]) -> list[Path]:
+    """Every notebook the paths name: a file as given (whatever its name or kind: a file that
+    is not a notebook, a FIFO or a device gets its row, never read), a folder searched
+    recursively for `*.ipynb` (any case) without following links or entering hidden folders
+    (`.ipynb_checkpoints`). A path that does not exist is `warn`ed about; `LabError` when
+    nothing is left to grade."""
+    found: dict[Path, Path] = {}
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(_notebooks(path))
+            if not inside:
+                warn(f"{path}: no *.ipynb in this folder")
+            found.update((p.resolve(), p) for p in inside)
+        elif path.exists():
+            found.setdefault(path.resolve(), path)
+        else:
+            warn(f"{path}: no such file or folder")
+    if not found:
+        raise LabError("no notebook to grade: " + ", ".join(map(str, paths)))
+    return list(found.values())
+
+
+def _notebooks(folder: Path) -> Iterable[Path]:
+    for root, dirs, files in os.walk(folder, followlinks=False):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        yield from (Path(root) / f for f in files if f.lower().endswith(".ipynb"))
+
+
+def grade(paths: Sequence[Path], timeout: float = TIMEOUT, jobs: int | None = None,
+          done: Callable[[int], object] = lambda n: None) -> list[Row]:
+    """A row per submission, in the order of `paths`; `done(1)` after each (a progress bar)."""
+    def one(path: Path) -> Row:
+        row = grade_one(path, timeout)
+        done(1)
+        return row
+
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        return list(pool.map(one, paths))
+
+
+def grade_one(path: Path, timeout: float = TIMEOUT) -> Row:
+    try:
+        the_plan = plan(read_submission(path))
+    except LabError as exc:
+        return _unread(path, str(exc))
+    if the_plan.chapter is None:
+        return _unread(path, the_plan.error or "")
+    outcome = sandbox.run(the_plan, timeout) if the_plan.to_run else sandbox.Outcome()
+    return _row(path, the_plan, outcome)
+
+
+def _unread(path: Path, error: str) -> Row:
+    """The row of a submission that could not be graded: its chapter's exercises at 0 points
+    when its file name names a chapter (`05_partial_success.ipynb`), so a gradebook still sees
+    what it was worth; else no chapter."""
+    chapter = next((c for c in dict.fromkeys(CHAPTERS.values()) if c in path.name), None)
+    exercises = tuple(Exercise(x, False, 0, POINTS[x], "not graded: see the error")
+                      for x, c in CHAPTERS.items() if c == chapter)
+    return Row(str(path), chapter, exercises, _bounded([error]))
+
+
+def _row(path: Path, the_plan: Plan, outcome: sandbox.Outcome) -> Row:
+    exercises = []
+    for name in the_plan.exercises:
+        passed, hint = outcome.verdicts.get(name, (False, the_plan.refused.get(name)))
+        if hint is None and not passed:
+            hint = f"not checked: {outcome.stopped}"
+        exercises.append(Exercise(name, passed, POINTS[name] if passed else 0, POINTS[name],
+                                  hint))
+    problems = [*the_plan.refused.values(), *outcome.errors,
+                *([outcome.stopped] if outcome.stopped else [])]
+    return Row(str(path), the_plan.chapter, tuple(exercises), _bounded(problems))
+
+
+def _bounded(problems: list[str]) -> str | None:
+    text = "; ".join(problems)
+    return (text if len(text) <= MAX_ERROR else text[: MAX_ERROR - 3] + "...") or None

@@ -1,0 +1,144 @@
+"""Around every call a check makes into the learner's function: what the learner's code did
+while it ran that nothing could see afterwards.
+
+The snapshot (`integrity`) is compared after each cell and each check, so a change made during a
+check and undone before it ends - a reference function's `__code__` swapped and put back, a
+profile hook that removes itself - would slip between. Each call into the learner's function is
+therefore watched on its own: before and after it, the code of the lab's functions must be as
+snapshotted and the profile and trace hooks as they were; while it runs, the grader's profile
+hook sees every Python function called in this thread and in threads started meanwhile (passing
+each event on to the hook that was there, such as the delegation check's), and flags a run of
+a copy of the lab's own code: a code object with the bytecode, names, variables and constants
+of one of the lab's named functions (not a lambda or a comprehension) that is not that
+function's - a `__code__` copied and renumbered, a re-compiled `inspect.getsource`. Anything
+found refuses the exercise (`found`).
+
+Not seen: threads started before the call, code running below Python, a copy edited enough to
+change its bytecode - see the README's threat model.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import CodeType, FrameType
+from typing import Any
+
+from keel_lab.course.grading.integrity import Snapshot
+
+_LAB = str(Path(__file__).resolve().parents[2])  # the folder of the keel_lab package
+_SMALLEST = 40  # bytes of bytecode below which two functions may match by chance
+Fingerprint = tuple[bytes, tuple[str, ...], tuple[str, ...], tuple[Any, ...], int]
+Hooks = tuple[Any, Any, Any, Any]
+
+
+def fingerprint(code: CodeType) -> Fingerprint:
+    """What a copy of a function's code keeps whatever its name, file and line numbers."""
+    consts = tuple(c for c in code.co_consts if not isinstance(c, CodeType))
+    return code.co_code, code.co_names, code.co_varnames, consts, code.co_argcount
+
+
+def _nested(code: CodeType) -> Iterator[CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _nested(const)
+
+
+def _hooks() -> Hooks:
+    return sys.getprofile(), sys.gettrace(), threading.getprofile(), threading.gettrace()
+
+
+def _set_hooks(hooks: Hooks) -> None:
+    sys.setprofile(hooks[0])
+    sys.settrace(hooks[1])
+    threading.setprofile(hooks[2])
+    threading.settrace(hooks[3])
+
+
+class Guard:
+    """Wraps the learner's function for the checks; `found` lists what its calls did, in words."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.found: list[str] = []
+        self._lab: dict[Fingerprint, str] = {}
+        self._own: set[int] = set()
+        for top in snapshot.codes():
+            for code in _nested(top):
+                self._own.add(id(code))
+                if (code.co_filename.startswith(_LAB) and not code.co_name.startswith("<")
+                        and len(code.co_code) >= _SMALLEST):
+                    self._lab.setdefault(fingerprint(code), code.co_qualname)
+        self._looked: dict[int, CodeType] = {}  # kept, so an id is not reused while looked up
+
+    def _look(self, code: CodeType) -> None:
+        if id(code) in self._looked:
+            return
+        self._looked[id(code)] = code
+        if id(code) in self._own:
+            return
+        name = self._lab.get(fingerprint(code))
+        if name is not None:
+            self._say(f"ran a copy of the lab's own {name} (its code under another name)")
+
+    def _say(self, what: str) -> None:
+        if what not in self.found:
+            self.found.append(what)
+
+    def _profile(self, previous: Any) -> Callable[[FrameType, str, Any], None]:
+        def hook(frame: FrameType, event: str, arg: Any) -> None:
+            if event == "call":
+                self._look(frame.f_code)
+            if previous is not None:
+                previous(frame, event, arg)
+
+        return hook
+
+    def _enter(self) -> tuple[Hooks, Hooks]:
+        self._compare("before")
+        before = _hooks()
+        mine = self._profile(before[0])
+        sys.setprofile(mine)
+        threading.setprofile(mine)
+        return before, (mine, before[1], mine, before[3])
+
+    def _leave(self, before: Hooks, installed: Hooks) -> None:
+        now = _hooks()
+        _set_hooks(before)
+        if any(a is not b for a, b in zip(now, installed, strict=True)):
+            self._say("changed a profile or trace hook (sys.setprofile, sys.settrace, "
+                      "threading.setprofile or threading.settrace) in a call to the function")
+        self._compare("after")
+
+    def _compare(self, when: str) -> None:
+        changed = self.snapshot.code_changes()
+        if changed:
+            self._say(f"changed the lab's code {when} a call to the function: {changed[0]}")
+            self.snapshot.restore()
+
+    def wrap(self, fn: Any) -> Callable[..., Any]:
+        """`fn` for the checks: called, awaited (a coroutine function) as it would be, under
+        watch. It keeps `fn`'s name, module and `__wrapped__`, so the checks read it as `fn`."""
+        if inspect.iscoroutinefunction(fn):
+            async def awaited(*args: Any, **kwargs: Any) -> Any:
+                hooks = self._enter()
+                try:
+                    return await fn(*args, **kwargs)
+                finally:
+                    self._leave(*hooks)
+
+            return functools.wraps(fn)(awaited)
+
+        def called(*args: Any, **kwargs: Any) -> Any:
+            hooks = self._enter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._leave(*hooks)
+
+        return functools.wraps(fn)(called)

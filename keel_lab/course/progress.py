@@ -1,0 +1,261 @@
+"""A learner's progress: which exercises of which chapters they have passed, kept in a small
+file next to their notebooks, so it shows without re-running everything.
+
+Every `check(fn)` records its verdict in `.keel-progress.json` in the kernel's working folder
+(the notebook's folder): exercise -> passed, chapter, when (wall-clock time: this is a log, not
+an experiment output) and the last hint. `make check` records its verdicts there too.
+
+Recording never breaks a check and never prints on stdout (a check cell's output stays the same
+for everyone): a folder that cannot be written or a file that cannot be read is ignored, and said
+once per session on stderr. Reading the file for `show_progress()` or `keel-lab progress` is
+strict: anything odd is one `LabError` line.
+
+`KEEL_PROGRESS=off` records nothing: the grader, `make notebooks` and the course's own test runs
+set it, so no run over `notebooks/solutions/` leaves a file there; `KEEL_PROGRESS=FILE` keeps
+the log in FILE instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from keel_lab.core.errors import LabError
+from keel_lab.core.tables import format_table, printable
+from keel_lab.course.i18n import N_, _
+from keel_lab.providers.fields import json_type, shown
+from keel_lab.providers.streams.records import load_json
+
+FILE = ".keel-progress.json"
+SWITCH = "KEEL_PROGRESS"
+OFF = frozenset({"off", "0", "no", "false"})
+MAX_BYTES = 1024 * 1024  # eight exercises take a few hundred bytes
+WIDTH = 100
+
+# The course's exercises in course order, each with its chapter (the notebook's name without
+# `.ipynb`); tests/test_progress.py keeps this equal to the notebooks.
+CHAPTERS: dict[str, str] = {
+    "answer_all": "01_history", "count_in_order": "02_pairing", "pair_results": "02_pairing",
+    "make_batches": "03_batching", "is_executable": "04_streaming",
+    "run_status": "05_partial_success", "collect_batch": "06_faults",
+    "answer_responses": "07_providers",
+}
+
+
+class Judged(Protocol):
+    """What `record` needs of a verdict (`keel_lab.course.checks.verdict.Verdict`)."""
+
+    @property
+    def exercise(self) -> str: ...
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def hints(self) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class Entry:
+    """The last verdict on one exercise."""
+
+    passed: bool
+    chapter: str
+    when: str  # ISO 8601, UTC
+    hint: str | None  # the first hint of the last failed check; None once passed
+
+
+@dataclass(frozen=True)
+class Progress:
+    path: Path
+    entries: Mapping[str, Entry]
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every exercise of the course in order (then any other the file holds)."""
+        names = [*CHAPTERS, *sorted(set(self.entries) - set(CHAPTERS))]
+        return [_row(name, self.entries.get(name)) for name in names]
+
+    @property
+    def passed(self) -> int:
+        return sum(e.passed for name, e in self.entries.items() if name in CHAPTERS)
+
+    def table(self, width: int = WIDTH) -> str:
+        head = (printable(self.path) + ": "
+                + _("{n} of {total} exercises passed").format(n=self.passed,
+                                                              total=len(CHAPTERS))
+                + ("" if self.entries else _(" (no check has run here yet)")))
+        rows = [{_(k): _(v) if k == "status" else v for k, v in row.items()}
+                for row in self.rows()]
+        return head + "\n" + format_table(rows, [_(c) for c in COLUMNS], width)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"exercises": {name: asdict(e) for name, e in self.entries.items()}}
+
+
+COLUMNS = [N_("chapter"), N_("exercise"), N_("status"), N_("when"), N_("last hint")]
+
+
+def _row(name: str, entry: Entry | None) -> dict[str, Any]:
+    if entry is None:
+        return {"chapter": CHAPTERS.get(name, ""), "exercise": name, "status": N_("not tried")}
+    return {"chapter": entry.chapter, "exercise": name,
+            "status": N_("passed") if entry.passed else N_("not yet"),
+            "when": entry.when.replace("T", " ")[:16], "last hint": _short(entry.hint)}
+
+
+def _short(hint: str | None, limit: int = 120) -> str | None:
+    """A hint as the table shows it: its start (the file and `--json` keep it whole)."""
+    return hint if hint is None or len(hint) <= limit else hint[:limit - 3] + "..."
+
+
+def location(folder: Path, switch: str | None) -> Path | None:
+    """The progress file for notebooks in `folder` under the `KEEL_PROGRESS` value `switch`;
+    None when recording is switched off."""
+    if switch is not None and switch.strip().lower() in OFF:
+        return None
+    return Path(switch) if switch else folder / FILE
+
+
+def find(where: str | Path | None = None) -> Path:
+    """The progress file to show: `where`'s (a folder, or the file itself), by default the
+    working folder's or the one `KEEL_PROGRESS` names."""
+    if where is None:
+        return location(Path.cwd(), os.environ.get(SWITCH)) or Path.cwd() / FILE
+    path = Path(where)
+    try:
+        if not path.exists():
+            raise LabError(f"{path}: no such folder or file")
+        return path / FILE if path.is_dir() else path
+    except OSError as exc:  # a folder on the way that may not be searched
+        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def read(path: Path) -> Progress:
+    """The progress kept in `path`; empty when there is none yet. `LabError` (one line) when
+    the file cannot be read or is not a progress file."""
+    try:
+        if path.exists() and not path.is_file():  # a FIFO or a device would never end
+            raise LabError(f"{path}: not a regular file")
+        with path.open("rb") as f:
+            raw = f.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return Progress(path, {})
+    except OSError as exc:
+        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    if len(raw) > MAX_BYTES:
+        raise LabError(f"{path}: more than {MAX_BYTES // 1024} KiB, not a progress file")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise LabError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
+    return Progress(path, parse(load_json(text, str(path)), str(path)))
+
+
+def parse(value: Any, where: str) -> dict[str, Entry]:
+    """The entries of a progress file's JSON value, every field of the type it must have."""
+    exercises = value.get("exercises") if isinstance(value, dict) else None
+    if not isinstance(exercises, dict):
+        got = json_type(value) if not isinstance(value, dict) else \
+            f"'exercises' as {json_type(exercises)}"
+        raise LabError(f"{where}: not a progress file (expected an object with an "
+                       f"'exercises' object, got {got})")
+    return {name: _entry(fields, f"{where}: exercise {shown(name)}")
+            for name, fields in exercises.items()}
+
+
+_TYPES: dict[str, tuple[tuple[type, ...], str]] = {
+    "passed": ((bool,), "true or false"), "chapter": ((str,), "a string"),
+    "when": ((str,), "a string"), "hint": ((str, type(None)), "a string or null"),
+}
+
+
+def _entry(fields: Any, where: str) -> Entry:
+    if not isinstance(fields, dict):
+        raise LabError(f"{where}: must be an object, got {json_type(fields)}")
+    for key, (types, expected) in _TYPES.items():
+        if key not in fields:
+            raise LabError(f"{where}: field {key!r} is missing")
+        if not isinstance(fields[key], types):
+            raise LabError(f"{where}: field {key!r} must be {expected}, "
+                           f"got {json_type(fields[key])}")
+    return Entry(fields["passed"], fields["chapter"], fields["when"], fields["hint"])
+
+
+def save(progress: Progress) -> None:
+    """Write the file whole, through a temporary file and a rename: a reader never sees half."""
+    folder = progress.path.parent
+    fd, temp = tempfile.mkstemp(prefix=f"{FILE}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(progress.to_dict(), f, indent=1, ensure_ascii=False)
+            f.write("\n")
+        os.replace(temp, progress.path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def add(path: Path, verdicts: Iterable[tuple[str, bool, str | None]]) -> Progress:
+    """Record (exercise, passed, first hint) verdicts in `path`; raises `LabError` or
+    `OSError` when the file cannot be read or written."""
+    progress = read(path)
+    entries = dict(progress.entries)
+    when = now()
+    for name, passed, hint in verdicts:
+        hint = None if passed or hint is None else printable(hint)  # no lone surrogates
+        entries[name] = Entry(passed, CHAPTERS.get(name, ""), when, hint)
+    updated = Progress(path, entries)
+    save(updated)
+    return updated
+
+
+@dataclass
+class _Notice:
+    """A problem with the progress file is said once per session, not under every check."""
+
+    said: bool = False
+
+    def say(self, problem: str) -> None:
+        if not self.said:
+            self.said = True
+            print("keel-lab: " + _("your progress is not being saved ({problem}); your checks "
+                                   "work as before").format(problem=printable(problem)),
+                  file=sys.stderr)
+
+
+_notice = _Notice()
+
+
+def record(verdict: Judged) -> None:
+    """`check`'s hook: keep the verdict in the notebook folder's progress file. Never raises
+    and never writes on stdout."""
+    try:
+        path = location(Path.cwd(), os.environ.get(SWITCH))
+        if path is not None:
+            hint = verdict.hints[0] if verdict.hints else None
+            add(path, [(verdict.exercise, verdict.passed, hint)])
+    except LabError as exc:
+        _notice.say(str(exc))
+    except OSError as exc:  # a folder that cannot be written, a working folder deleted
+        _notice.say(f"{exc.filename or FILE}: {exc.strerror or exc}")
+    except Exception as exc:  # whatever else: a check is never broken by its log
+        _notice.say(f"{FILE}: {type(exc).__name__}: {exc}")
+
+
+def show_progress(folder: str | Path | None = None) -> None:
+    """Print which exercises of which chapters have passed, as a table: those kept in
+    `folder` (default: the notebook's folder, or the file `KEEL_PROGRESS` names). A file that
+    cannot be read is one line saying why."""
+    try:
+        print(read(find(folder)).table())
+    except LabError as exc:
+        print(f"keel-lab: {printable(exc)}")

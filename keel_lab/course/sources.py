@@ -1,0 +1,50 @@
+"""The course's sources as the commands that publish them (`keel-lab handout`, `keel-lab
+nbgrader`) meet them: folders those commands must never write into, solution notebooks that may
+be damaged, and file errors told in one line that names the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from keel_lab.core.errors import LabError
+from keel_lab.course.editions import COURSE
+
+PACKAGE = Path(__file__).resolve().parents[1]
+# Written into, the package would ship a solution to every student (and copy itself into
+# itself); the notebooks' folder would mix answers into the learner edition.
+SOURCES = (PACKAGE, COURSE)
+
+
+def check_outside(folder: Path) -> None:
+    """`LabError` when `folder` is (or would be) inside the package or the notebooks."""
+    try:
+        where = folder.resolve()
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
+        raise LabError(f"{folder}: cannot tell where it is ({exc})") from exc
+    inside = [d for d in SOURCES if where.is_relative_to(d)]
+    if inside:
+        raise LabError(f"{folder} is inside {inside[0]}: give a folder outside the course's "
+                       "sources")
+
+
+@contextmanager
+def reading(path: Path) -> Iterator[None]:
+    """Turn any error met while the notebook at `path` is read and made into another edition
+    into one line naming it: a half-written or hand-edited notebook is a user's mistake."""
+    try:
+        yield
+    except OSError as exc:
+        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError,
+            SyntaxError) as exc:  # not JSON, or cells of the wrong shape
+        raise LabError(f"{path} is not a notebook the course can read ({type(exc).__name__}); "
+                       "restore it, or rebuild it with `make notebooks`") from exc
+
+
+def failure(exc: OSError) -> str:
+    """Why the system refused, naming the file it refused ("Is a directory" alone names none)."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason

@@ -1,0 +1,115 @@
+"""Each call into the learner's function, watched: what the tester's submissions did inside a
+check (a copied or re-compiled lab function, a lab function's code swapped during the call, a
+profile hook left behind, a thread) is found; a fair function is not."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import sys
+import threading
+from typing import Any
+
+import pytest
+
+from keel_lab.core import partial_success
+from keel_lab.course.grading.guard import Guard
+from keel_lab.course.grading.integrity import Snapshot, import_lab
+
+import_lab()
+LAB = partial_success.run_status
+
+
+@pytest.fixture
+def guard() -> Guard:
+    return Guard(Snapshot())
+
+
+def fair(codes: list[str]) -> str:
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    if any(code in fatal for code in codes):
+        return "failed"
+    return "waiting_for_approval" if "approval_required" in codes else "completed"
+
+
+def copied_code(codes: list[str]) -> Any:
+    raise NotImplementedError
+
+
+copied_code.__code__ = LAB.__code__.replace(co_firstlineno=1, co_name="mine",
+                                            co_qualname="mine")  # x04c
+
+
+def source_exec(codes: list[str]) -> Any:  # x04d
+    namespace = dict(vars(partial_success))
+    exec(inspect.getsource(LAB), namespace)
+    return namespace["run_status"](codes)
+
+
+def swaps_the_lab(codes: list[str]) -> Any:  # x03: the reference answers wrongly from now on
+    LAB.__code__ = (lambda codes: "completed").__code__
+    return "completed"
+
+
+def leaves_a_hook(codes: list[str]) -> Any:
+    sys.setprofile(lambda *args: None)
+    return fair(codes)
+
+
+def in_a_thread(codes: list[str]) -> Any:  # x04b, with a copy
+    out: list[Any] = []
+
+    def run() -> None:
+        with contextlib.suppress(NameError):
+            out.append(copied_code(codes))
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return out
+
+
+@pytest.mark.parametrize(("fn", "found"), [
+    (copied_code, "ran a copy of the lab's own run_status"),
+    (source_exec, "ran a copy of the lab's own run_status"),
+    (swaps_the_lab, "changed the lab's code after a call to the function: "
+                    "keel_lab.core.partial_success.run_status.__code__"),
+    (leaves_a_hook, "changed a profile or trace hook"),
+    (in_a_thread, "ran a copy of the lab's own run_status"),
+])
+def test_what_a_call_did_is_found_and_undone(guard, fn, found):
+    before = sys.getprofile()
+    with contextlib.suppress(NameError):  # a copy runs without the lab's globals
+        guard.wrap(fn)(["unknown_tool"])
+    assert guard.found and found in guard.found[0]
+    assert sys.getprofile() is before and LAB(["unknown_tool"]) == "failed"
+    assert guard.snapshot.changes() == []
+
+
+def test_a_fair_function_is_called_as_it_is_and_passes_unseen(guard):
+    wrapped = guard.wrap(fair)
+    assert wrapped(["approval_required"]) == "waiting_for_approval"
+    assert wrapped.__name__ == "fair" and wrapped.__wrapped__ is fair  # type: ignore[attr-defined]
+    assert wrapped.__module__ == fair.__module__
+    assert guard.found == []
+
+
+def test_a_coroutine_function_stays_one(guard):
+    async def collect(items: list[int]) -> list[int]:
+        await asyncio.sleep(0)
+        return items
+
+    wrapped = guard.wrap(collect)
+    assert inspect.iscoroutinefunction(wrapped)
+    assert asyncio.run(wrapped([1])) == [1] and guard.found == []
+
+
+def test_a_callable_instance_and_a_lambda_are_wrapped(guard):
+    class Status:
+        def __call__(self, codes: list[str]) -> str:
+            return fair(codes)
+
+    assert guard.wrap(Status())(["x"]) == "completed"
+    assert guard.wrap(lambda codes: fair(codes))(["unknown_tool"]) == "failed"
+    assert guard.found == []

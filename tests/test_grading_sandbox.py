@@ -1,0 +1,91 @@
+"""One submission in its own process: limits, a flooded channel, and reading what it sent."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from keel_lab.course.grading.plan import Chunk, Plan
+from keel_lab.course.grading.sandbox import (
+    CHANGED_VERDICT,
+    _adopted,
+    _ended,
+    _marked,
+    _outcome,
+    package,
+    run,
+)
+
+
+def _plan(text: str) -> Plan:
+    return Plan("05_partial_success", ("run_status",), (Chunk(1, text),))
+
+
+def test_memory_is_limited_in_the_child():
+    out = run(_plan("x = bytearray(3 * 1024**3)\ndef run_status(codes):\n    return 'failed'"),
+              timeout=60)
+    assert out.stopped is None
+    assert out.errors == ["cell 1 raised MemoryError"]
+    assert out.verdicts["run_status"][0] is False
+
+
+def test_a_flood_on_the_grader_channel_is_cut_off():
+    out = run(_plan("import os\nfor fd in range(3, 10):\n    try:\n"
+                    "        os.write(fd, b'{}' * 1_000_000)\n    except OSError:\n"
+                    "        pass\n"), timeout=60)
+    assert out.stopped == "wrote more than the grader reads on its channel while running cell 1"
+    assert out.verdicts == {}
+
+
+def test_the_childs_lines_are_read_defensively():
+    out = _outcome(b'{"at": "checking run_status"}\nnot json\n[1]\n{"exercise": 1}\n'
+                   b'{"exercise": "run_status", "passed": "yes"}\n{"error": "cell 2 raised X"}\n'
+                   b'{"exercise": "run_status", "passed": false, "hint": 3}\n')
+    assert out.at == "checking run_status" and out.stopped == ""
+    assert out.errors == ["the grading process sent a line that is not JSON", "cell 2 raised X"]
+    assert out.verdicts == {"run_status": (False, None)}
+    assert _outcome(b'{"done": true}\n').stopped is None
+
+
+def test_how_a_process_ended_is_said_in_words():
+    assert _ended(-11, "") == "the process crashed (SIGSEGV)"
+    assert _ended(-200, "") == "the process crashed (signal 200)"
+    assert _ended(1, "ImportError: x") == ("the process ended (exit code 1) before grading "
+                                           "finished: ImportError: x")
+
+
+def test_limits_are_hard_so_the_learner_cannot_raise_them():
+    out = run(_plan("import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_AS)\n"
+                    "assert soft == hard, (soft, hard)\n"
+                    "resource.setrlimit(resource.RLIMIT_AS, (hard + 1, hard + 1))\n"
+                    "def run_status(codes):\n    return 'failed'"), timeout=60)
+    assert out.errors == ["cell 1 raised ValueError: not allowed to raise maximum limit"]
+
+
+def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
+    text = ("import os, subprocess, time\nif os.fork() == 0:\n    time.sleep(600)\n"
+            "p = subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+            "open('pid', 'w').write(str(p.pid))\n"
+            "def run_status(codes):\n    return 'failed'")
+    start = time.monotonic()
+    out = run(_plan(text), timeout=60)
+    assert out.stopped is None and time.monotonic() - start < 30
+    assert not [pid for pid in _adopted(os.getpid()) if _marked(pid)]
+
+
+def test_a_verdict_changed_after_a_failed_check_gets_nothing():
+    out = _outcome(b'{"at": "checking run_status"}\n{"result": true}\n{"result": false}\n'
+                   b'{"exercise": "run_status", "passed": true, "hint": null}\n'
+                   b'{"at": "checking make_batches"}\n'
+                   b'{"exercise": "make_batches", "passed": true, "hint": null}\n')
+    assert out.verdicts == {"run_status": (False, CHANGED_VERDICT),
+                            "make_batches": (False, CHANGED_VERDICT)}  # no result: none ran
+    assert out.errors[0].startswith("checking run_status: a check of this exercise failed")
+
+
+def test_the_child_sees_the_package_alone():
+    root = Path(package())
+    assert [p.name for p in root.iterdir()] == ["keel_lab"]
+    assert (root / "keel_lab" / "course" / "grading" / "child.py").is_file()
+    assert not list(root.rglob("*.ipynb"))
