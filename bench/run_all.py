@@ -13,7 +13,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 
 import assembler
 import assemblers
+import classroom_hub
 import course
+import grading
 import import_time
 import sliders
 import virtual_clock
@@ -22,7 +24,8 @@ import virtual_clock
 def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}\n")
     print("| measurement | result |\n|---|---|")
-    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, course):
+    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, course, grading,
+                  classroom_hub):
         for k, v in bench.main().items():
             print(f"| {k} | {v} |")
 

@@ -1,0 +1,65 @@
+"""The instructor's collection: every student's saved notebooks, copied, then graded."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from keel_lab.core.errors import LabError
+
+GRADEBOOK = "gradebook.csv"
+CHAPTER = re.compile(r"[A-Za-z0-9_]{1,64}")  # a notebook's name without .ipynb
+
+
+def collect(homes: Path, out_root: Path, chapter: str | None = None,
+            now: datetime | None = None) -> Path:
+    """Copy each student's notebooks (`homes/<student>/**/*.ipynb`, or only `<chapter>.ipynb`;
+    hidden folders such as `.ipynb_checkpoints` left out) into `out_root/<UTC time>/<student>/`;
+    return that folder.
+
+    The timestamp is wall-clock time: a collection is a log entry, not an experiment output."""
+    if not homes.is_dir():
+        raise LabError(f"no students' folders in {homes}: has the class started?")
+    if chapter is not None and not CHAPTER.fullmatch(chapter):
+        raise LabError(f"{chapter[:40]!r} is not a chapter's name (e.g. 03_batching)")
+    pattern = f"{chapter}.ipynb" if chapter else "*.ipynb"
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
+    out = out_root / stamp
+    suffix = 1
+    while out.exists():  # two collections within one second stay apart
+        out = out_root / f"{stamp}-{suffix}"
+        suffix += 1
+    try:
+        out.mkdir(parents=True)
+        for home in sorted(p for p in homes.iterdir() if p.is_dir()):
+            for notebook in sorted(home.rglob(pattern)):
+                relative = notebook.relative_to(home)
+                if any(part.startswith(".") for part in relative.parts) or not _inside(
+                        notebook, home):
+                    continue
+                target = out / home.name / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(notebook, target)
+    except OSError as exc:
+        raise LabError(f"cannot collect into {out}: {exc.strerror or exc}") from exc
+    return out
+
+
+def _inside(path: Path, home: Path) -> bool:
+    """A regular file of that student's, not a link to someone else's work."""
+    return not path.is_symlink() and path.resolve().is_relative_to(home.resolve())
+
+
+def grade(folder: Path, timeout: float | None = None, jobs: int | None = None) -> int:
+    """Run `keel-lab grade` over a collection, writing `folder/gradebook.csv`; its exit code."""
+    argv = [sys.executable, "-m", "keel_lab.cli", "grade", str(folder),
+            "--csv", str(folder / GRADEBOOK)]
+    if timeout is not None:
+        argv += ["--timeout", str(timeout)]
+    if jobs is not None:
+        argv += ["--jobs", str(jobs)]
+    return subprocess.run(argv, check=False).returncode

@@ -1,0 +1,57 @@
+"""`keel-lab classroom start|collect`: the instructor's two commands."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from keel_lab.course.classroom.collect import GRADEBOOK, collect, grade
+from keel_lab.course.classroom.hub import banner, find_proxy, prepare, run_hub
+from keel_lab.course.classroom.roster import read_roster
+
+
+def _port(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1..65535)")
+    return int(text)
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    c = sub.add_parser("classroom", help="a class on one machine: JupyterHub, collect, grade",
+                       description="Run a class on this machine's JupyterHub (127.0.0.1 only) "
+                                   "and grade it. docs/classroom.md explains both commands.")
+    actions = c.add_subparsers(dest="action", required=True)
+    s = actions.add_parser("start", help="start the hub for a roster (runs until Ctrl-C)",
+                           description="Start JupyterHub on 127.0.0.1 for the students of "
+                                       "ROSTER (one login name a line), keeping the class in "
+                                       "DIR. The class password is KEEL_LAB_CLASS_PASSWORD, or "
+                                       "a generated one kept in DIR/classroom.json.")
+    s.add_argument("roster", type=Path)
+    s.add_argument("dir", type=Path)
+    s.add_argument("--port", type=_port, default=8000, help="the students' port (default 8000)")
+    s.add_argument("--language", default="en", help="the handout's language (default en)")
+    s.add_argument("--proxy", type=Path, help="configurable-http-proxy to run (default: the "
+                                              "one `make classroom` installs)")
+    k = actions.add_parser("collect", help="gather every student's notebooks and grade them",
+                           description=f"Copy every student's saved notebooks into "
+                                       f"DIR/collected/<UTC time>/<student>/ and run keel-lab "
+                                       f"grade over them, writing {GRADEBOOK} there. The exit "
+                                       f"code is grade's.")
+    k.add_argument("dir", type=Path)
+    k.add_argument("--chapter", help="only this chapter's notebook, e.g. 03_batching")
+    k.add_argument("--timeout", type=float, help="keel-lab grade's limit per submission")
+    k.add_argument("--jobs", type=int, help="keel-lab grade's submissions at once")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action == "start":
+        room = prepare(read_roster(args.roster), args.dir, args.port, args.language,
+                       find_proxy(args.proxy))
+        print(banner(room))
+        run_hub(room)
+    folder = collect(args.dir / "students", args.dir / "collected", args.chapter)
+    print(f"collected: {folder}")
+    code = grade(folder, args.timeout, args.jobs)
+    if (folder / GRADEBOOK).is_file():
+        print(f"gradebook: {folder / GRADEBOOK}")
+    return code

@@ -1,0 +1,69 @@
+"""Starting the class's JupyterHub: the settings written, the handout built, then the hub itself."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from keel_lab.core.errors import LabError
+from keel_lab.course.classroom.settings import Classroom
+from keel_lab.course.handout import REPOSITORY, build_handout
+
+CONFIG = REPOSITORY / "classroom" / "jupyterhub_config.py"
+SETTINGS_ENV = "KEEL_LAB_CLASSROOM"  # tells the config file which class folder to read
+# Where `make classroom` installs the proxy with npm (no global install).
+LOCAL_PROXY = REPOSITORY / "build" / "classroom" / "node" / "node_modules" / ".bin" / \
+    "configurable-http-proxy"
+
+
+def find_proxy(given: Path | None = None) -> str:
+    """The configurable-http-proxy to run: the one given, the Makefile's, or one on PATH."""
+    candidates = [given] if given else [LOCAL_PROXY, shutil.which("configurable-http-proxy")]
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return str(Path(candidate).resolve())
+    where = given or LOCAL_PROXY
+    raise LabError(f"configurable-http-proxy not found at {where}: `make classroom` installs it "
+                   "with npm, or pass --proxy")
+
+
+def prepare(roster: tuple[str, ...], class_dir: Path, port: int, language: str,
+            proxy: str) -> Classroom:
+    """Write the class's settings and its handout (built anew: a student who starts from now on
+    gets the course as it is; one who has started keeps their copy)."""
+    if not CONFIG.is_file():
+        raise LabError(f"{CONFIG} is missing: run keel-lab classroom from a checkout of the "
+                       "repository")
+    if importlib.util.find_spec("jupyterhub") is None:
+        raise LabError("JupyterHub is not installed: pip install 'keel-lab[classroom]' (make "
+                       "install has it)")
+    room = Classroom.create(class_dir, roster, port, proxy, language)
+    build_handout(room.handout, language)
+    room.save()
+    return room
+
+
+def banner(room: Classroom) -> str:
+    """What the instructor needs to hand out and to come back with."""
+    return "\n".join([
+        f"class of {len(room.students)} student(s), folders in {room.homes}",
+        f"students open {room.url} and log in with their name and the class password "
+        f"{room.password}",
+        f"instructor: log in as 'instructor' with the password in {room.path} "
+        "(admin_password); REST API token: instructor_token",
+        f"collect and grade: keel-lab classroom collect {room.class_dir}",
+        "stop: Ctrl-C",
+    ])
+
+
+def run_hub(room: Classroom) -> NoReturn:
+    """Replace this process by the hub (so Ctrl-C and a signal reach it directly)."""
+    os.environ[SETTINGS_ENV] = str(room.class_dir)
+    os.chdir(room.class_dir)  # the hub keeps its proxy's pid file in its working folder
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execv(room.python, [room.python, "-m", "jupyterhub", "-f", str(CONFIG)])
