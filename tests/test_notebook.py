@@ -2,7 +2,16 @@
 
 from keel_lab.course.experiments.batching import timeline
 from keel_lab.course.experiments.pairing import pairing
-from keel_lab.course.notebook import Explorer, float_slider, png, show, slider
+from keel_lab.course.notebook import (
+    SNAPSHOT_NOTE,
+    WIDGET_VIEW,
+    Explorer,
+    float_slider,
+    png,
+    show,
+    slider,
+    static_outputs,
+)
 from keel_lab.course.plots import pairing_bars
 
 
@@ -50,3 +59,51 @@ def test_show_prints_the_table_then_the_figure(capsys):
     show(pairing(20))
     out = capsys.readouterr().out
     assert out.startswith("pairing: trials=20") and "Image" in out
+
+
+def test_the_snapshot_freezes_controls_table_and_plot():
+    import base64
+
+    calls = slider("calls", 3, 1, 6)
+    ex = Explorer(lambda calls, rate: pairing(20, calls),
+                  {"calls": calls, "rate": float_slider("rate", 0.25, 0.0, 1.0, 0.05)})
+    html = ex.snapshot()
+    assert SNAPSHOT_NOTE in html
+    assert '<input type="range" min="1" max="6" step="1" value="3" disabled>' in html
+    assert "<output>3</output>" in html and "<output>0.250</output>" in html
+    assert "<pre>pairing: trials=20" in html  # the table, escaped into <pre>
+    data = html.split('src="data:image/png;base64,')[1].split('"')[0]
+    assert base64.b64decode(data) == png(ex.figure)
+    assert "<script" not in html and "http" not in html
+    calls.value = 5
+    assert "<output>5</output>" in ex.snapshot() and ex.snapshot() != html
+
+
+def test_the_snapshot_leaves_out_a_table_the_explorer_hides():
+    ex = Explorer(lambda limit: timeline(limit=limit), {"limit": slider("limit", 4, 1, 6)},
+                  table=False)
+    assert "<pre>" not in ex.snapshot() and "<img alt=" in ex.snapshot()
+
+
+def test_displayed_it_carries_the_live_view_and_the_snapshot(monkeypatch):
+    shown = []
+    monkeypatch.setattr("keel_lab.course.notebook.display",
+                        lambda obj, raw=False: shown.append((obj, raw)))
+    ex = Explorer(lambda limit: timeline(limit=limit), {"limit": slider("limit", 4, 1, 6)})
+    shown.clear()
+    ex._ipython_display_()
+    [(bundle, raw)] = shown
+    assert raw and bundle["text/html"] == ex.snapshot()
+    assert bundle[WIDGET_VIEW]["model_id"] == ex.widget.model_id
+
+
+def test_a_saved_widget_cell_keeps_only_its_snapshot():
+    display_data = {"output_type": "display_data", "metadata": {},
+                    "data": {"text/plain": "VBox()", "text/html": "<div>saved</div>",
+                             WIDGET_VIEW: {"model_id": "abc"}}}
+    bare_widget = {"output_type": "display_data", "metadata": {},
+                   "data": {"text/plain": "VBox()", WIDGET_VIEW: {"model_id": "def"}}}
+    assert static_outputs([display_data, bare_widget]) == [
+        {"output_type": "display_data", "metadata": {},
+         "data": {"text/plain": "VBox()", "text/html": "<div>saved</div>"}}]
+    assert WIDGET_VIEW in display_data["data"]  # the input is left as it was

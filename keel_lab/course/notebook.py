@@ -5,6 +5,8 @@ Imported by the chapters only; it loads IPython, ipywidgets and matplotlib.
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +16,12 @@ from IPython.display import Image, display
 from matplotlib.figure import Figure
 
 from keel_lab.course.experiments.report import Report
+from keel_lab.course.i18n import N_, _
 from keel_lab.course.plots import plot
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).
+SNAPSHOT_NOTE = N_("Saved state of the controls: run this cell in the notebook to move them.")
 
 
 def png(fig: Figure) -> bytes:
@@ -39,7 +46,8 @@ class Explorer:
     """Controls bound to an experiment: every change re-runs it and redraws the output.
 
     `run` takes the controls' values as keyword arguments and returns a Report; `draw` turns
-    it into a Figure (default: the report's own plot).
+    it into a Figure (default: the report's own plot). Displayed, it carries a static snapshot
+    (`snapshot()`) beside the live view, for a reader without a kernel: a saved notebook, the site.
     """
 
     def __init__(self, run: Callable[..., Report], controls: dict[str, widgets.ValueWidget],
@@ -48,6 +56,7 @@ class Explorer:
         self.output = widgets.Output()
         self.report: Report | None = None
         self.figure: Figure | None = None
+        self.image: bytes | None = None
         self.runs = 0
         self._holding = False
         for control in controls.values():
@@ -75,16 +84,57 @@ class Explorer:
     def update(self) -> None:
         self.report = self.run_fn(**self.values())
         self.figure = self.draw(self.report)
+        self.image = None if self.figure is None else png(self.figure)
         self.runs += 1
         self.output.clear_output(wait=True)
         with self.output:
             if self.table:
                 print(self.report.table())
-            if self.figure is not None:
-                display(Image(png(self.figure)))
+            if self.image is not None:
+                display(Image(self.image))
+
+    def snapshot(self) -> str:
+        """The current state as plain HTML (controls, table, plot as a data URI): no script, so
+        it shows wherever the widget cannot, and a front end with a kernel prefers the widget."""
+        parts = [f'<p class="keel-snapshot-note">{_(SNAPSHOT_NOTE)}</p>',
+                 '<div class="keel-snapshot-controls">'
+                 + "".join(map(_control_html, self.controls.values())) + "</div>"]
+        if self.table and self.report is not None:
+            parts.append(f"<pre>{html.escape(self.report.table())}</pre>")
+        if self.figure is not None and self.image is not None:
+            title = self.figure.axes[0].get_title() if self.figure.axes else ""
+            data = base64.b64encode(self.image).decode("ascii")
+            parts.append(f'<img alt="{html.escape(title or "plot")}" '
+                         f'src="data:image/png;base64,{data}">')
+        return '<div class="keel-snapshot">\n' + "\n".join(parts) + "\n</div>"
 
     def _ipython_display_(self) -> None:
-        display(self.widget)
+        bundle = {**self.widget._repr_mimebundle_(), "text/html": self.snapshot()}
+        display(bundle, raw=True)
+
+
+def _control_html(control: widgets.ValueWidget) -> str:
+    """One control, frozen: a disabled range for a slider, and its value as the readout shows it."""
+    value = control.value
+    shown = (format(value, control.readout_format) if isinstance(control, widgets.FloatSlider)
+             else str(value))
+    field = ""
+    if isinstance(control, widgets.IntSlider | widgets.FloatSlider):
+        field = (f'<input type="range" min="{control.min}" max="{control.max}" '
+                 f'step="{control.step}" value="{value}" disabled> ')
+    label = html.escape(str(getattr(control, "description", "")))
+    return f"<label>{label} {field}<output>{html.escape(shown)}</output></label>"
+
+
+def static_outputs(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A widget cell's outputs as saved: each display's static snapshot (`text/html`), without
+    the live view, whose model a saved notebook does not keep."""
+    kept = []
+    for output in outputs:
+        data = output.get("data", {})
+        if "text/html" in data:
+            kept.append({**output, "data": {k: v for k, v in data.items() if k != WIDGET_VIEW}})
+    return kept
 
 
 def slider(description: str, value: int, low: int, high: int, step: int = 1

@@ -14,11 +14,15 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from keel_lab.course.experiments.report import Report
+from keel_lab.course.fonts import register_cjk_font
+from keel_lab.course.i18n import N_, _
 from keel_lab.course.sampling import binomial_range
 
 COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
           "position_with_skip": "#e78ac3", "call_id": "#66c2a5", "gather": "#8da0cb",
           "as_completed": "#fc8d62", "gather_return_exceptions_filtered": "#e78ac3"}
+
+register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
@@ -36,13 +40,13 @@ def pairing_bars(report: Report) -> Figure:
     ax.bar_label(bars)
     trials, p = report.params["trials"], report.data["theory"]
     ax.axhline(trials * p, ls="--", color="black",
-               label=f"theory for completion order: {p:.3f} x trials")
+               label=_("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
     low, high = binomial_range(p, trials)
     ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
-               label=f"95% range of a count over {trials} trials")
-    ax.set_title(f"Trials with a wrong or missing result ({trials} trials, "
-                 f"{report.params['calls']} calls)")
-    ax.set_ylabel("trials with a mismatch")
+               label=_("95% range of a count over {trials} trials").format(trials=trials))
+    ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
+                 .format(trials=trials, calls=report.params["calls"]))
+    ax.set_ylabel(_("trials with a mismatch"))
     ax.set_ylim(0, trials * 1.1)
     ax.tick_params(axis="x", labelsize=8)
     ax.legend(loc="upper left", fontsize=8)
@@ -55,14 +59,16 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
     xs = [r[x] for r in rows]
     for key, style in (("position_over_completion", "o-"), ("call_id", "s-")):
         ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
-                label=f"{key} (measured)")
-    ax.plot(xs, [r["theory"] for r in rows], "k--", label="theory 1 - 1/n!")
+                label=_("{key} (measured)").format(key=key))
+    ax.plot(xs, [r["theory"] for r in rows], "k--", label=_("theory 1 - 1/n!"))
     trials = report.params["trials"]
     band = [binomial_range(r["theory"], trials) for r in rows]
     ax.fill_between(xs, [lo for lo, _ in band], [hi for _, hi in band], color="grey",
-                    alpha=0.25, label=f"95% range of a rate measured over {trials} trials")
+                    alpha=0.25,
+                    label=_("95% range of a rate measured over {trials} trials")
+                    .format(trials=trials))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("share of trials with a mismatch")
+    ax.set_ylabel(_("share of trials with a mismatch"))
     ax.set_ylim(-0.05, 1.05)
     ax.set_title(title)
     ax.legend(fontsize=8)
@@ -71,8 +77,9 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
 
 def spread_plot(report: Report) -> Figure:
     fig = _rate_plot(report, "spread_ms",
-                     "delay spread (ms; symlog axis: linear up to 1 ms, logarithmic above)",
-                     f"Mismatch rate vs delay spread ({report.params['calls']} calls)")
+                     _("delay spread (ms; symlog axis: linear up to 1 ms, logarithmic above)"),
+                     _("Mismatch rate vs delay spread ({calls} calls)")
+                     .format(calls=report.params["calls"]))
     ax = fig.axes[0]
     ax.set_xscale("symlog", linthresh=1.0)
     ax.set_xlim(0, max(r["spread_ms"] for r in report.rows) * 1.3)
@@ -80,8 +87,8 @@ def spread_plot(report: Report) -> Figure:
 
 
 def calls_plot(report: Report) -> Figure:
-    return _rate_plot(report, "calls", "calls in one turn",
-                      "Mismatch rate vs number of calls (delays 10-500 ms)")
+    return _rate_plot(report, "calls", _("calls in one turn"),
+                      _("Mismatch rate vs number of calls (delays 10-500 ms)"))
 
 
 def order_bars(report: Report) -> Figure:
@@ -93,13 +100,14 @@ def order_bars(report: Report) -> Figure:
     ax.bar_label(bars)
     p = 1 / math.factorial(report.params["calls"])
     ax.axhline(trials * p, ls="--", color="black",
-               label=f"theory for as_completed: trials / {report.params['calls']}!")
+               label=_("theory for as_completed: trials / {calls}!")
+               .format(calls=report.params["calls"]))
     low, high = binomial_range(p, trials)
     ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
-               label=f"95% range of a count over {trials} trials")
-    ax.set_ylabel("trials in request order")
+               label=_("95% range of a count over {trials} trials").format(trials=trials))
+    ax.set_ylabel(_("trials in request order"))
     ax.set_ylim(0, trials * 1.1)
-    ax.set_title("How often results come back in request order")
+    ax.set_title(_("How often results come back in request order"))
     ax.legend(fontsize=8)
     return fig
 
@@ -114,14 +122,15 @@ def exceptions_bars(report: Report) -> Figure:
     wrong = [strategies[n]["mismatched_pairs"] - k for n, k in zip(names, lost, strict=True)]
     width = 0.38
     for k, (values, color, label) in enumerate(
-            ((wrong, "#fc8d62", "wrong: given another call's result"),
-             (lost, "#8da0cb", "lost: no result, the call is unanswered"))):
+            ((wrong, "#fc8d62", _("wrong: given another call's result")),
+             (lost, "#8da0cb", _("lost: no result, the call is unanswered")))):
         xs = [i + (k - 0.5) * width for i in range(len(names))]
         bars = ax.bar(xs, values, width, label=label, color=color)
         ax.bar_label(bars, fontsize=8)
     ax.set_xticks(range(len(names)), names, fontsize=8)
-    ax.set_ylabel("calls without their own result")
-    ax.set_title(f"When calls raise (failure rate {report.params['failure_rate']})")
+    ax.set_ylabel(_("calls without their own result"))
+    ax.set_title(_("When calls raise (failure rate {rate})")
+                 .format(rate=report.params["failure_rate"]))
     ax.legend(fontsize=8)
     return fig
 
@@ -135,18 +144,18 @@ def stream_plot(report: Report) -> Figure:
     for index in sorted({r["index"] for r in rows}):
         mine = [r for r in rows if r["index"] == index]
         ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
-                marker=".", label=f"call {index}: argument characters")
+                marker=".", label=_("call {index}: argument characters").format(index=index))
         parsed = [r for r in mine if r["parses"] and not r["executable"]]
         ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
                 mfc="none", color="black")
-    ax.plot([], [], ".", color="grey", label="dot: a chunk carrying a fragment")
-    ax.plot([], [], "o", mfc="none", color="black", label="parses, not executable")
+    ax.plot([], [], ".", color="grey", label=_("dot: a chunk carrying a fragment"))
+    ax.plot([], [], "o", mfc="none", color="black", label=_("parses, not executable"))
     finish = report.data["first_executable_chunk"]
     if finish is not None:
-        ax.axvline(finish, color="#66c2a5", lw=2, label="finish: calls become executable")
-    ax.set_xlabel("chunk")
-    ax.set_ylabel("characters of arguments")
-    ax.set_title("Streamed fragments: nothing runs before the stream closes")
+        ax.axvline(finish, color="#66c2a5", lw=2, label=_("finish: calls become executable"))
+    ax.set_xlabel(_("chunk"))
+    ax.set_ylabel(_("characters of arguments"))
+    ax.set_title(_("Streamed fragments: nothing runs before the stream closes"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
@@ -167,8 +176,9 @@ def timeline_gantt(report: Report) -> Figure:
         ax.invert_yaxis()
         wall = report.data["wall_s"][mode] * 1000
         colour = report.data.get("colour", {}).get(mode, "batch")
-        ax.set_title(f"{mode}: wall time {wall:.0f} ms (colour = {colour})", fontsize=10)
-    axes[-1].set_xlabel("virtual time (ms)")
+        ax.set_title(_("{mode}: wall time {wall} ms (colour = {colour})")
+                     .format(mode=mode, wall=f"{wall:.0f}", colour=colour), fontsize=10)
+    axes[-1].set_xlabel(_("virtual time (ms)"))
     return fig
 
 
@@ -178,37 +188,45 @@ def outcomes_plot(report: Report) -> Figure:
     rows = report.rows
     xs = [f"{r['failure_rate']:.0%}" for r in rows]
     bottom = [0.0] * len(rows)
-    for key, color, label in (("completed", "#66c2a5", "completed"),
-                              ("partial", "#ffd92f", "completed, marked partial"),
-                              ("failed", "#fc8d62", "failed (a tool crashed)")):
+    for key, color, label in (("completed", "#66c2a5", N_("completed")),
+                              ("partial", "#ffd92f", N_("completed, marked partial")),
+                              ("failed", "#fc8d62", N_("failed (a tool crashed)"))):
         values = [r[key] for r in rows]
-        ax.bar(xs, values, bottom=bottom, color=color, label=label)
+        ax.bar(xs, values, bottom=bottom, color=color, label=_(label))
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     ax.plot(xs, [r["failed_if_fail_fast"] for r in rows], "ko--",
-            label="failed if any error failed the run")
-    ax.set_xlabel("share of lookups that fail")
-    ax.set_ylabel("share of runs")
+            label=_("failed if any error failed the run"))
+    ax.set_xlabel(_("share of lookups that fail"))
+    ax.set_ylabel(_("share of runs"))
     ax.set_ylim(0, 1.05)
-    ax.set_title(f"How runs end as tools fail ({report.params['runs']} runs per rate)")
+    ax.set_title(_("How runs end as tools fail ({runs} runs per rate)")
+                 .format(runs=report.params["runs"]))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
+POLICY_COLORS = {"tolerated": "#66c2a5", "reported": "#8da0cb", "refused": "#fc8d62"}
+POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
+                 "reported": N_("reported: shown, never run"),
+                 "refused": N_("refused: a call or the turn\nnever runs")}
+
+
 def quirks_plot(report: Report) -> Figure:
-    """Per quirk stream: calls that may run and calls refused."""
-    rows = report.rows
-    fig = Figure(figsize=(7.5, 0.45 * len(rows) + 1.2), dpi=100, layout="constrained")
+    """Per group of recorded shapes: how many the lab's policies tolerate, report or refuse."""
+    groups = report.data["groups"]
+    fig = Figure(figsize=(7.5, 0.5 * len(groups) + 1.4), dpi=100, layout="constrained")
     ax = fig.add_subplot()
-    names = [r["stream"] for r in rows]
-    run = [r["may_run"] for r in rows]
-    refused = [r["calls"] - r["may_run"] for r in rows]
-    ax.barh(names, run, color="#66c2a5", label="may run (tolerated, exact calls)")
-    ax.barh(names, refused, left=run, color="#fc8d62", label="refused (never run)")
+    names = [f"{g} ({sum(c.values())})" for g, c in groups.items()]
+    left = [0] * len(groups)
+    for p, color in POLICY_COLORS.items():
+        counts = [c[p] for c in groups.values()]
+        ax.barh(names, counts, left=left, color=color, label=_(POLICY_LABELS[p]))
+        left = [a + b for a, b in zip(left, counts, strict=True)]
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("calls in the stream")
-    ax.set_ylabel("recorded stream")
-    ax.set_title("Real-world stream quirks: what the policies decide")
+    ax.set_xlabel(_("recorded shapes"))
+    ax.set_ylabel(_("what the shape bends"))
+    ax.set_title(_("Real-world stream shapes: the lab's policy for each"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, over no bar
     return fig
 
@@ -217,13 +235,13 @@ def scheduling_gantt(report: Report) -> Figure:
     """The timeline of each executor, one panel per scheduling mode."""
     fig = timeline_gantt(report)
     for ax in fig.axes:
-        ax.set_ylabel("call", fontsize=8)
+        ax.set_ylabel(_("call"), fontsize=8)
     return fig
 
 
-SCREEN_COLORS = {"model still writing": "#d9d9d9", "confirmed, not run yet": "#8da0cb",
-                 "refused, never runs": "#e78ac3", "cancelled, never ran": "#fc8d62",
-                 "running": "#ffd92f", "done": "#66c2a5", "failed": "#e41a1c"}
+SCREEN_COLORS = {N_("model still writing"): "#d9d9d9", N_("confirmed, not run yet"): "#8da0cb",
+                 N_("refused, never runs"): "#e78ac3", N_("cancelled, never ran"): "#fc8d62",
+                 N_("running"): "#ffd92f", N_("done"): "#66c2a5", N_("failed"): "#e41a1c"}
 
 
 def screen_plot(report: Report) -> Figure:
@@ -236,13 +254,14 @@ def screen_plot(report: Report) -> Figure:
             if phase:
                 ax.barh(y, 1, left=step - 0.5, color=SCREEN_COLORS[phase], edgecolor="white")
     for phase, color in SCREEN_COLORS.items():
-        ax.barh(0, 0, color=color, label=phase)
+        ax.barh(0, 0, color=color, label=_(phase))
     ax.set_yticks(range(len(calls)), calls)
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("call id")
-    ax.set_xlabel("event (stream deltas, then execution events)")
-    ax.set_title(f"What the UI shows per call id (cancel after: {report.params['cancel_after']})")
+    ax.set_ylabel(_("call id"))
+    ax.set_xlabel(_("event (stream deltas, then execution events)"))
+    ax.set_title(_("What the UI shows per call id (cancel after: {n})")
+                 .format(n=report.params["cancel_after"]))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
@@ -254,8 +273,8 @@ def block_close_plot(report: Report) -> Figure:
     rows = report.rows
     names = [r["policy"] for r in rows]
     colors = ["#66c2a5", "#fc8d62"]
-    for key, hatch, label in (("ms_to_all_results", "", "stream start to last result"),
-                              ("ms_block_close_to_result", "//", "block close to its result")):
+    for key, hatch, label in (("ms_to_all_results", "", _("stream start to last result")),
+                              ("ms_block_close_to_result", "//", _("block close to its result"))):
         xs = [i + (0.2 if hatch else -0.2) for i in range(len(rows))]
         bars = left.bar(xs, [r[key] for r in rows], 0.4, color=colors, hatch=hatch,
                         edgecolor="black")
@@ -263,25 +282,47 @@ def block_close_plot(report: Report) -> Figure:
         left.bar_label(bars, fmt="%.0f", fontsize=8)
     left.set_ylim(0, max(1, *(r["ms_to_all_results"] for r in rows)) * 1.4)
     left.set_xticks(range(len(rows)), names, fontsize=8)
-    left.set_ylabel("mean ms, completed turns")
-    left.set_xlabel("when a call starts")
-    left.set_title("Latency", fontsize=10)
+    left.set_ylabel(_("mean ms, completed turns"))
+    left.set_xlabel(_("when a call starts"))
+    left.set_title(_("Latency"), fontsize=10)
     left.legend(fontsize=7, loc="upper right")
     bottom = [0] * len(rows)
-    for key, color, label in (("run_in_cancelled_turns", "#8da0cb", "turn cancelled or cut off"),
-                              ("run_in_refused_turns", "#e78ac3", "turn refused (reused id)")):
+    for key, color, label in (("run_in_cancelled_turns", "#8da0cb", _("turn cancelled or cut off")),
+                              ("run_in_refused_turns", "#e78ac3", _("turn refused (reused id)"))):
         values = [r[key] for r in rows]
         bars = right.bar(names, values, bottom=bottom, color=color, label=label)
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     right.bar_label(bars, labels=[str(b) for b in bottom], fontsize=8)
     right.set_ylim(0, max(max(bottom), 1) * 1.25)
     right.tick_params(axis="x", labelsize=8)
-    right.set_ylabel("calls run")
-    right.set_xlabel("when a call starts")
-    right.set_title("Calls run for turns that never completed", fontsize=10)
+    right.set_ylabel(_("calls run"))
+    right.set_xlabel(_("when a call starts"))
+    right.set_title(_("Calls run for turns that never completed"), fontsize=10)
     right.legend(fontsize=7, loc="upper left")
-    fig.suptitle(f"Start at block close or wait for the turn ({report.params['trials']} turns, "
-                 f"{report.params['calls']} calls each)", fontsize=11)
+    fig.suptitle(_("Start at block close or wait for the turn ({trials} turns, "
+                   "{calls} calls each)").format(trials=report.params["trials"],
+                                                 calls=report.params["calls"]), fontsize=11)
+    return fig
+
+
+def naive_clients_plot(report: Report) -> Figure:
+    """Per published reading: calls it loses and calls it runs wrongly, over the recordings."""
+    readings = report.data["readings"]
+    fig = Figure(figsize=(7.5, 0.55 * len(readings) + 1.4), dpi=100, layout="constrained")
+    ax = fig.add_subplot()
+    ys = range(len(readings))
+    for shift, key, color, label in ((-0.2, "lost", "#8da0cb", _("lost (the lab runs it)")),
+                                     (0.2, "wrong", "#e78ac3", _("wrong (the lab does not)"))):
+        bars = ax.barh([y + shift for y in ys], [t[key] for t in readings.values()], 0.4,
+                       color=color, label=label)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_yticks(list(ys), [f"{n}\n{t['source']}" for n, t in readings.items()], fontsize=8)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(_("calls, over {n} recorded streams").format(n=report.params["recordings"]))
+    ax.set_ylabel(_("published client code"))
+    ax.set_title(_("Naive readings against the lab's assembly"))
+    ax.legend(fontsize=8, loc="lower right")
     return fig
 
 
@@ -289,7 +330,7 @@ PLOTS: dict[str, Callable[[Report], Figure]] = {
     "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
     "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
     "outcomes": outcomes_plot, "quirks": quirks_plot, "scheduling": scheduling_gantt,
-    "screen": screen_plot, "block_close": block_close_plot,
+    "screen": screen_plot, "block_close": block_close_plot, "naive_clients": naive_clients_plot,
 }
 
 
