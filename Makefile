@@ -4,8 +4,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+# JupyterHub's proxy for `make classroom`, from npm (see the classroom targets below)
+PROXY := build/classroom/node/node_modules/.bin/configurable-http-proxy
 
-.PHONY: install lab test lint check notebooks bench clean
+.PHONY: install lab test lint check notebooks locale messages handout site bench clean classroom collect
 
 # Never silent: pip names each package it collects; download bars only on a terminal (not in CI logs).
 $(STAMP): requirements.txt pyproject.toml
@@ -24,24 +26,82 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab tests bench scripts notebooks/solutions
+	$(BIN)/ruff check keel_lab tests bench scripts notebooks/solutions classroom
 	$(BIN)/mypy keel_lab
 
-# Package tests, then every solution notebook under nbval with full output comparison.
+# Package tests, then every solution notebook (English and Chinese) under nbval with full output
+# comparison.
 test: lint
-	$(BIN)/pytest tests notebooks/solutions --nbval --nbval-current-env
+	$(BIN)/pytest tests notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env
 
 # For learners: which exercises of the learner edition pass. A check cell fails by raising;
 # tracebacks and nbval's reports are left out (--tb=no -rN), the last lines are one per exercise.
+# `make check LANGUAGE=zh` checks the Chinese edition, notebooks/zh/, and says it all in Chinese
+# (the default is KEEL_LAB_LANG's language, else en; gettext's own LANGUAGE variable, which many
+# desktops set in the environment, is not read).
+ifneq ($(origin LANGUAGE),command line)
+LANGUAGE := $(or $(KEEL_LAB_LANG),en)
+endif
+LEARNER := $(if $(filter en,$(LANGUAGE)),notebooks,notebooks/$(LANGUAGE))
 check: $(STAMP)
-	$(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN notebooks/*.ipynb
+	@[ -f $(LEARNER)/01_history.ipynb ] || { echo "make check: LANGUAGE=$(LANGUAGE) has no learner edition in $(LEARNER)/ (en or zh)" >&2; exit 2; }
+	KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN $(LEARNER)/*.ipynb
 
-# For authors: re-execute the solution notebooks, save outputs, regenerate the learner edition.
+# For authors: re-execute the solution notebooks, save outputs, regenerate the learner edition;
+# in English and in Chinese (notebooks/zh/, translated by the catalogs in locale/).
 notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py
 
-bench: $(STAMP)
+# For authors and translators: the notebooks' text into the catalogs, locale/zh_CN/LC_MESSAGES/
+# (templates in build/gettext/; new text empty, changed text fuzzy). Then `make notebooks`.
+locale: $(STAMP)
+	$(BIN)/python scripts/i18n.py update
+
+# For authors and translators: the package's messages (`_()` in keel_lab/ and the `make check`
+# summary) into keel_lab/locale/keel_lab.pot, then into the Chinese catalog beside it (new
+# messages empty, changed ones fuzzy with their previous English). tests/test_i18n.py checks both.
+messages: $(STAMP)
+	$(BIN)/pybabel extract --project keel-lab --version 0.1.0 --copyright-holder "the keel-lab authors" \
+	    --add-comments TRANSLATORS: --add-location file --sort-output --width 100 \
+	    -o keel_lab/locale/keel_lab.pot keel_lab notebooks/conftest.py
+	$(BIN)/pybabel update --input-file keel_lab/locale/keel_lab.pot --output-dir keel_lab/locale \
+	    --domain keel_lab --locale zh_CN --init-missing --previous --ignore-obsolete --width 100
+
+# For instructors: what a class receives, build/handout/ and build/handout.zip - the learner
+# edition, the package, requirements, a README for students, and no solution (checked when built).
+# `make handout LANGUAGE=zh`: the Chinese edition, in build/handout-zh/ and build/handout-zh.zip.
+HANDOUT := build/handout$(if $(filter en,$(LANGUAGE)),,-$(LANGUAGE))
+handout: $(STAMP)
+	$(BIN)/keel-lab handout $(HANDOUT) --zip --language $(LANGUAGE)
+
+# The course as a static site in build/site/ (build/site/en/ and build/site/zh/): the learner
+# editions with their saved outputs, built offline by Sphinx and myst-nb, executing nothing; any
+# warning fails it.
+site: $(STAMP)
+	$(BIN)/python scripts/site.py --out build/site
+
+bench: $(STAMP) $(PROXY)
 	$(BIN)/python bench/run_all.py
+
+# A class on this machine (docs/classroom.md): JupyterHub on 127.0.0.1 for the students listed in
+# ROSTER, the class kept in CLASS (outside the checkout: `make clean` must never take the students'
+# work); its proxy comes from npm, pinned by classroom/package-lock.json, installed under build/
+# (no global install).
+ROSTER ?= classroom/roster.example.txt
+CLASS  ?= $(HOME)/keel-lab-class
+
+$(PROXY): classroom/package.json classroom/package-lock.json
+	@echo "Installing configurable-http-proxy with npm into build/classroom/node..."
+	mkdir -p build/classroom/node
+	cp classroom/package.json classroom/package-lock.json build/classroom/node/
+	npm ci --prefix build/classroom/node --no-audit --no-fund
+	touch $(PROXY)
+
+classroom: $(STAMP) $(PROXY)
+	$(BIN)/keel-lab classroom start $(ROSTER) $(CLASS)
+
+collect: $(STAMP)
+	$(BIN)/keel-lab classroom collect $(CLASS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,57 +1,148 @@
 """Re-execute every solution notebook, save its outputs, and regenerate the learner edition.
 
-Run: make notebooks   (or .venv/bin/python scripts/build_notebooks.py [NAME ...])
+Run: make notebooks   (or .venv/bin/python scripts/build_notebooks.py [--editions-only] [NAME ...])
 Outputs are deterministic (seeds, virtual clock, fixed ids, PNGs without metadata), so running
-this twice changes nothing. Widget cells keep no output: widgets need a live kernel anyway.
+this twice changes nothing. Widget cells keep only their static snapshot: the live view needs
+a kernel (and a widget state the notebooks do not save).
+`--editions-only` executes nothing: it regenerates the learner edition from the solutions as
+saved, for a change to the editions themselves (seconds instead of minutes).
+
+Both languages by default (`--language en` or `--language zh` for one): the Chinese edition,
+notebooks/zh/ (solutions in notebooks/zh/solutions/), is the English solutions with their
+markdown translated by the catalogs in locale/ (`keel_lab.course.translation`) and a first code
+cell that sets the language, executed the same way. With `--editions-only` it is retranslated
+with the outputs it saved: after a change to the catalogs alone.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import nbformat
 from nbclient import NotebookClient
 
-from keel_lab.course.editions import learner_edition, problems, tags
+from keel_lab.core.errors import LabError
+from keel_lab.course import translation
+from keel_lab.course.editions import (
+    COURSE,
+    learner_edition,
+    notebook_text,
+    problems,
+    read_notebook,
+    solution_paths,
+    tags,
+)
+from keel_lab.course.notebook import static_outputs
 
-ROOT = Path(__file__).resolve().parent.parent / "notebooks"
-SOLUTIONS = ROOT / "solutions"
+os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
 
 
-def execute(path: Path) -> dict:
+def execute(path: Path) -> dict[str, Any]:
     nb = nbformat.read(path, as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3", record_timing=False,
                    store_widget_state=True,  # nbclient needs it for Output widgets
                    resources={"metadata": {"path": str(path.parent)}}).execute()
     for cell in nb.cells:
         if "widget" in tags(cell):
-            cell.outputs = []
+            cell.outputs = nbformat.from_dict(static_outputs(cell.outputs))
+        elif cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     nb.metadata.pop("widgets", None)
-    return json.loads(nbformat.writes(nb))
+    value: dict[str, Any] = json.loads(nbformat.writes(nb))
+    return value
 
 
-def write(nb: dict, path: Path) -> None:
-    path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+def coalesce_streams(outputs: list[Any]) -> list[Any]:
+    """One output per run of text on one stream: the kernel flushes stdout on a timer, so where
+    a print would be split depends on the machine's load, not on the notebook."""
+    out: list[Any] = []
+    for o in outputs:
+        if (out and o.output_type == "stream" and out[-1].output_type == "stream"
+                and out[-1].name == o.name):
+            out[-1].text += o.text
+        else:
+            out.append(o)
+    return out
 
 
-def main(names: list[str]) -> int:
-    paths = sorted(SOLUTIONS.glob("*.ipynb"))
-    if names:
-        paths = [p for p in paths if any(n in p.name for n in names)]
+def write(nb: dict[str, Any], path: Path) -> None:
+    path.write_text(notebook_text(nb), encoding="utf-8")
+
+
+def translated(nb: dict[str, Any], path: Path, language: str, editions_only: bool) -> None:
+    """Chapter `path` in `language` from its English solution `nb`: solution and learner edition."""
+    folder = translation.edition(language)
+    target = folder / "solutions" / path.name
+    chapter = translation.chapter(nb, path.stem, language)
+    if editions_only:
+        if not target.is_file():
+            raise LabError(f"{target} does not exist yet: build it without --editions-only")
+        chapter = translation.reuse_outputs(chapter, read_notebook(target), target.name)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write(chapter, target)
+        chapter = execute(target)
+    write(chapter, target)
+    write(translation.learner(chapter, language), folder / path.name)
+
+
+def glossary(language: str) -> None:
+    """The edition's glossary, and the link to it beside the solutions (as in English)."""
+    folder = translation.edition(language)
+    (folder / "glossary.md").write_text(translation.glossary(language), encoding="utf-8")
+    link = folder / "solutions" / "glossary.md"
+    if not link.is_symlink():
+        link.symlink_to(Path("..") / "glossary.md")
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("names", nargs="*", metavar="NAME", help="chapters whose file name has NAME")
+    p.add_argument("--editions-only", action="store_true",
+                   help="regenerate the learner edition from the saved solutions; execute nothing")
+    p.add_argument("--language", nargs="+", choices=["en", *translation.LOCALES],
+                   default=["en", *translation.LOCALES],
+                   help="the languages to build (default: all)")
+    args = p.parse_args(argv)
+    try:
+        paths = solution_paths(args.names)
+    except LabError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    others = [code for code in args.language if code != "en"]
     for path in paths:
-        nb = json.loads(path.read_text(encoding="utf-8"))
+        nb = read_notebook(path)
         bad = problems(nb)
         if bad:
             print(f"{path.name}: " + "; ".join(bad), file=sys.stderr)
             return 1
         start = time.perf_counter()
-        nb = execute(path)
-        write(nb, path)
-        write(learner_edition(nb), ROOT / path.name)
-        print(f"{path.name}: executed in {time.perf_counter() - start:.1f} s")
+        if "en" in args.language:
+            if not args.editions_only:
+                nb = execute(path)
+                write(nb, path)
+            write(learner_edition(nb), COURSE / path.name)
+        try:
+            for code in others:
+                translated(nb, path, code, args.editions_only)
+        except LabError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        done = "learner edition written" if args.editions_only else "executed"
+        print(f"{path.name} ({', '.join(args.language)}): {done} "
+              f"in {time.perf_counter() - start:.1f} s")
+    try:
+        for code in others:
+            glossary(code)
+    except LabError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     return 0
 
 

@@ -12,6 +12,7 @@ from nbclient import NotebookClient
 
 from keel_lab.course.editions import (
     CHECK_MARK,
+    PROGRESS_CELLS,
     STUB,
     exercises,
     fill_solutions,
@@ -65,7 +66,10 @@ def test_learner_edition_is_in_sync(path):
 @pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
 def test_learner_edition_has_stubs_and_no_saved_verdicts(path):
     solution, learner = load(path), load(ROOT / path.name)
-    for s, lc in zip(solution["cells"], learner["cells"], strict=True):
+    chapter, progress = learner["cells"][:len(solution["cells"])], \
+        learner["cells"][len(solution["cells"]):]
+    assert progress == (PROGRESS_CELLS if exercises(solution) else [])
+    for s, lc in zip(solution["cells"], chapter, strict=True):
         if "exercise" in tags(s):
             assert STUB in source(lc) and "### BEGIN SOLUTION" not in source(lc)
             assert lc["outputs"] == []
@@ -91,7 +95,7 @@ def test_fill_solutions_restores_every_exercise():
     for path in SOLUTIONS:
         solution = load(path)
         filled = fill_solutions(load(ROOT / path.name), solution)
-        assert [unmarked(source(c)) for c in filled["cells"]] == \
+        assert [unmarked(source(c)) for c in filled["cells"][:len(solution["cells"])]] == \
             [unmarked(source(c)) for c in solution["cells"]]
 
 
@@ -152,7 +156,7 @@ def _make_check(tmp_path, nb):
     (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())
     (tmp_path / "05_partial_success.ipynb").write_text(json.dumps(nb))
     makefile = (ROOT.parent / "Makefile").read_text()
-    flags = makefile.split("$(BIN)/pytest --nbval-lax")[1].split("notebooks/*.ipynb")[0].split()
+    flags = makefile.split("$(BIN)/pytest --nbval-lax")[1].split("$(LEARNER)/*.ipynb")[0].split()
     return subprocess.run(
         [sys.executable, "-m", "pytest", "--nbval-lax", *flags, "05_partial_success.ipynb"],
         capture_output=True, text=True, cwd=tmp_path)
