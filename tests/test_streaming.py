@@ -189,10 +189,10 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
 
 
 def test_a_refused_call_is_answered_not_run_and_siblings_are_unaffected():
-    from keel_lab.core.streaming import Reject
+    from keel_lab.core.streaming import Refuse
     a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
                   D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
-                  Reject(0, "arguments contain U+FFFD"), Finish("tool_calls")])
+                  Refuse(0, "arguments contain U+FFFD"), Finish("tool_calls")])
     bad, good = a.requests
     assert bad.input is None and bad.parse_error == "arguments contain U+FFFD"
     assert a.message.tool_calls[0].arguments == '{"q": "caf\ufffd"}'
@@ -226,8 +226,8 @@ def test_a_converters_reading_replaces_what_the_fragments_gave():
 
 
 def test_a_reading_comes_before_the_finish_and_does_not_undo_a_refusal():
-    from keel_lab.core.streaming import Arguments, Reject
-    a = assemble([D(0, id="a", name="f", arguments_delta="{"), Reject(0, "corrupt"),
+    from keel_lab.core.streaming import Arguments, Refuse
+    a = assemble([D(0, id="a", name="f", arguments_delta="{"), Refuse(0, "corrupt"),
                   Arguments(0, "{}"), Finish("tool_calls")])
     assert a.calls[0].readiness == Readiness(False, "corrupt")
     with pytest.raises(LabError, match="arrived after the finish reason"):

@@ -56,7 +56,7 @@ class Arguments:
 
 
 @dataclass(frozen=True, slots=True)
-class Reject:
+class Refuse:
     """A wire converter's verdict that one call's content cannot be trusted (e.g. corrupted
     arguments): the call stays in the history but is answered with an error, never run."""
 
@@ -64,7 +64,7 @@ class Reject:
     reason: str
 
 
-StreamEvent = ToolCallDelta | TextDelta | Finish | Reject | Arguments
+StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +187,7 @@ class StreamAssembler:
             self._feed_call(event)
         elif isinstance(event, TextDelta):
             self._text.append(event.text)
-        elif isinstance(event, Reject):
+        elif isinstance(event, Refuse):
             self._state(event.index).refused = event.reason
         elif isinstance(event, Arguments):
             self._state(event.index).parts = [event.text]

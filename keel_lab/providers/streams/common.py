@@ -4,7 +4,7 @@ and the checks made at the finish.
 Turn-level rules (ids missing, reused or changed) are the core assembler's; a converter only
 refuses what the wire itself corrupted. At the finish every closed call's argument fragments are
 judged once for the shapes of `arguments.py`: a tolerated shape hands the core its reading
-(`Arguments`), a refused one a `Reject` naming the shape. A field of the wrong JSON type is a
+(`Arguments`), a refused one a `Refuse` naming the shape. A field of the wrong JSON type is a
 `LabError` that names the event, the field and the type expected: the stream cannot be read as
 its format.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_lab.core.streaming import Arguments, Finish, Reject, StreamEvent
+from keel_lab.core.streaming import Arguments, Finish, Refuse, StreamEvent
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.formats import DONE
 from keel_lab.providers.streams.arguments import shape
@@ -108,7 +108,7 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
                 yield Arguments(index, found.reading)
         reason = reason or unusual
         if reason:
-            yield Reject(index, reason)
+            yield Refuse(index, reason)
     yield Finish(finish)
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from keel_lab.core.streaming import Reject, StreamEvent, TextDelta, ToolCallDelta
+from keel_lab.core.streaming import Refuse, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
@@ -154,7 +154,7 @@ def _orphans(early: list[Fields], calls: dict[int, WireCall], diag: Diagnostics
                       "can neither run nor be answered (its output_item.added event would make "
                       "it runnable)")
             diag.note(index, None, "arguments_without_item", reason, "refused")
-            yield Reject(index, reason)
+            yield Refuse(index, reason)
         if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
             calls[seen[item]].add(r.value["delta"])
             yield ToolCallDelta(seen[item], arguments_delta=r.value["delta"])
