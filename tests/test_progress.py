@@ -116,6 +116,16 @@ def test_a_corrupt_file_is_left_alone_and_said_once(here, capsys):
     assert (here / FILE).read_text() == '{"exercises": {"run_status": '
 
 
+def test_from_the_course_folder_the_default_is_the_notebooks_progress(here):
+    """`keel-lab progress` run where `make check` is run finds what `make check` recorded."""
+    assert progress.find() == here / FILE  # nothing anywhere: the working folder's
+    (here / "notebooks").mkdir()
+    (here / "notebooks" / FILE).write_text("{}")
+    assert progress.find() == here / "notebooks" / FILE
+    (here / FILE).write_text("{}")
+    assert progress.find() == here / FILE  # a file here wins
+
+
 def test_show_progress_is_a_table_of_every_exercise(here, capsys):
     check(RIGHT)
     capsys.readouterr()

@@ -54,7 +54,8 @@ MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may repla
 MIN_LINE = 32
 # What a student installs: the package's runtime, the SDKs chapter 7 uses, Jupyter and the
 # notebook tests of `make check`; versions are taken from the repository's requirements.txt.
-STUDENT_PACKAGES = ("jsonschema", "matplotlib", "tqdm", "openai", "langchain-core",
+STUDENT_PACKAGES = ("jsonschema", "matplotlib", "tqdm", "babel", "openai", "langchain-core",
+                    "anthropic",
                     "jupyterlab", "ipywidgets", "ipykernel", "nbval", "nbclient", "nbformat",
                     "pytest")
 CHECK_COMMAND = ("pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN "

@@ -123,9 +123,13 @@ def location(folder: Path, switch: str | None) -> Path | None:
 
 def find(where: str | Path | None = None) -> Path:
     """The progress file to show: `where`'s (a folder, or the file itself), by default the
-    working folder's or the one `KEEL_PROGRESS` names."""
+    one `KEEL_PROGRESS` names, the working folder's, or - run from the course's folder, where
+    `make check` keeps it - `notebooks/`'s."""
     if where is None:
-        return location(Path.cwd(), os.environ.get(SWITCH)) or Path.cwd() / FILE
+        switch = os.environ.get(SWITCH)
+        named = location(Path.cwd(), switch) if switch else None
+        here, course = Path.cwd() / FILE, Path.cwd() / "notebooks" / FILE
+        return named or (course if not here.exists() and course.is_file() else here)
     path = Path(where)
     try:
         if not path.exists():
