@@ -26,8 +26,8 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab tests bench scripts notebooks/solutions classroom
-	$(BIN)/mypy keel_lab
+	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom
+	$(BIN)/mypy keel_lab keel_course
 
 # Package tests, then every solution notebook (English and Chinese) under nbval with full output
 # comparison.
@@ -72,7 +72,7 @@ messages: $(STAMP)
 # `make handout LANGUAGE=zh`: the Chinese edition, in build/handout-zh/ and build/handout-zh.zip.
 HANDOUT := build/handout$(if $(filter en,$(LANGUAGE)),,-$(LANGUAGE))
 handout: $(STAMP)
-	$(BIN)/keel-lab handout $(HANDOUT) --zip --language $(LANGUAGE)
+	$(BIN)/keel-course handout $(HANDOUT) --zip --language $(LANGUAGE)
 
 # The course as a static site in build/site/ (build/site/en/ and build/site/zh/): the learner
 # editions with their saved outputs, built offline by Sphinx and myst-nb, executing nothing; any
@@ -98,10 +98,10 @@ $(PROXY): classroom/package.json classroom/package-lock.json
 	touch $(PROXY)
 
 classroom: $(STAMP) $(PROXY)
-	$(BIN)/keel-lab classroom start $(ROSTER) $(CLASS)
+	$(BIN)/keel-course classroom start $(ROSTER) $(CLASS)
 
 collect: $(STAMP)
-	$(BIN)/keel-lab classroom collect $(CLASS)
+	$(BIN)/keel-course classroom collect $(CLASS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

@@ -1,6 +1,6 @@
 """A class on one machine: how long a student's server takes to start, and what it costs.
 
-Starts the real hub (`keel-lab classroom start`, 127.0.0.1 only), then STUDENTS students through
+Starts the real hub (`keel-course classroom start`, 127.0.0.1 only), then STUDENTS students through
 the REST API: one alone (a cold start, handout copy included), then the others all at once, as
 a class does at the start of a lesson. Memory is each process's resident set (RSS; shared pages
 count in each): the student's server idle, then its kernel after chapter 3's first cell (the
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import psutil
 
-from keel_lab.course.classroom.driver import RunningClass, running_class
-from keel_lab.course.classroom.hub import find_proxy
-from keel_lab.course.classroom.settings import free_ports
+from keel_course.classroom.driver import RunningClass, running_class
+from keel_course.classroom.hub import find_proxy
+from keel_course.classroom.settings import free_ports
 
 STUDENTS = 6
 MB = 1024 * 1024

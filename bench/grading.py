@@ -1,4 +1,4 @@
-"""`keel-lab grade` on a class: 30 submissions of chapter 2 (the slowest check: it runs the
+"""`keel-course grade` on a class: 30 submissions of chapter 2 (the slowest check: it runs the
 lesson's acceptance test), a third solved, a third unsolved, a third wrong, graded 2 at once.
 The budget: 90 s on 2 cores. CPU time (of the grading processes) is printed beside the wall
 time, which other processes on the machine lengthen.
@@ -15,8 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from keel_lab.course.editions import fill_solutions, tags
-from keel_lab.course.grading import grade
+from keel_course.editions import fill_solutions
+from keel_course.grading import grade
+from keel_lab.course.cells import tags
 
 ROOT = Path(__file__).resolve().parent.parent / "notebooks"
 CHAPTER, SUBMISSIONS, JOBS, BUDGET_S = "02_pairing", 30, 2, 90.0
@@ -45,7 +46,7 @@ def main() -> dict[str, str]:
     cpu = usage.ru_utime + usage.ru_stime
     assert [r.points for r in rows[:3]] == [3, 0, 1] and all(r.error is None for r in rows)
     verdict = "within" if wall <= BUDGET_S else "OVER"
-    return {f"`keel-lab grade`, {SUBMISSIONS} submissions of {CHAPTER}, {JOBS} jobs":
+    return {f"`keel-course grade`, {SUBMISSIONS} submissions of {CHAPTER}, {JOBS} jobs":
             f"{wall:.1f} s ({verdict} the {BUDGET_S:.0f} s budget); CPU {cpu:.1f} s, "
             f"{cpu / SUBMISSIONS:.2f} s a submission"}
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The students' image's entry point (classroom/Dockerfile): on a student's first start, the
-# handout is copied into their persistent home, with the same marker file `keel-lab classroom`
+# handout is copied into their persistent home, with the same marker file `keel-course classroom`
 # writes, so a later start never copies over their work; then the server the hub asked for.
 set -eu
 if [ ! -e "$HOME/.keel-lab-handout" ]; then

@@ -1,4 +1,5 @@
-"""JupyterHub for a class on one machine, as `keel-lab classroom start` (`make classroom`) runs it.
+"""JupyterHub for a class on one machine, as `keel-course classroom start` (`make classroom`)
+runs it.
 
 Every value comes from the class folder's settings (`classroom.json`, named by the environment
 variable KEEL_LAB_CLASSROOM). What this setup does not isolate, and how to run a class for real,
@@ -8,10 +9,10 @@ is in docs/classroom.md.
 import os
 from pathlib import Path
 
-from keel_lab.course.classroom.hub import SETTINGS_ENV
-from keel_lab.course.classroom.materials import give_handout
-from keel_lab.course.classroom.roster import INSTRUCTOR
-from keel_lab.course.classroom.settings import LOOPBACK, Classroom
+from keel_course.classroom.hub import SETTINGS_ENV
+from keel_course.classroom.materials import give_handout
+from keel_course.classroom.roster import INSTRUCTOR
+from keel_course.classroom.settings import LOOPBACK, Classroom
 
 c = get_config()  # noqa: F821 - JupyterHub defines it when it reads this file
 room = Classroom.load(Path(os.environ[SETTINGS_ENV]))
@@ -40,7 +41,7 @@ c.JupyterHub.spawner_class = "simple"
 c.SimpleLocalProcessSpawner.home_dir_template = str(room.homes / "{username}")
 c.Spawner.notebook_dir = str(room.homes / "{username}")
 c.Spawner.cmd = [room.python, "-m", "jupyterhub.singleuser"]
-# nbgrader's server extensions (installed for `keel-lab nbgrader` courses) stay off: this class
+# nbgrader's server extensions (installed for `keel-course nbgrader` courses) stay off: this class
 # hands the chapters out itself, and importing them took each server about 2 s here.
 NBGRADER = ("formgrader", "assignment_list", "course_list", "validate_assignment")
 c.Spawner.args = [*(["--allow-root"] if room.allow_root else []), *(

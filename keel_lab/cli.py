@@ -12,19 +12,17 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
-from keel_lab.course.classroom.command import add_parser as add_classroom_parser
-from keel_lab.course.classroom.command import run as run_classroom
 from keel_lab.course.experiments import EXPERIMENTS, Params, Report
 from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
 
 
-def _bounded(low: int, high: int) -> Callable[[str], int]:
+def bounded(low: int, high: int) -> Callable[[str], int]:
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -37,16 +35,6 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value <= 86400:
-        raise argparse.ArgumentTypeError(f"{value:g} is outside 0..86400 seconds")
-    return value
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="keel-lab", description=__doc__)
     sub = p.add_subparsers(dest="command", required=True)
@@ -57,11 +45,11 @@ def parser() -> argparse.ArgumentParser:
                            f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()))
     e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
                    metavar="NAME", help="an experiment (default: all); see the list below")
-    e.add_argument("--trials", type=_bounded(1, 1_000_000), default=1000,
+    e.add_argument("--trials", type=bounded(1, 1_000_000), default=1000,
                    help="randomised trials per point (default 1000)")
-    e.add_argument("--calls", type=_bounded(1, 10), default=3,
+    e.add_argument("--calls", type=bounded(1, 10), default=3,
                    help="tool calls in one turn (default 3)")
-    e.add_argument("--seed", type=_bounded(0, 2**63), default=0, help="random seed")
+    e.add_argument("--seed", type=bounded(0, 2**63), default=0, help="random seed")
     e.add_argument("--out", type=Path, help="write a PNG plot per experiment into DIR")
     e.add_argument("--json", action="store_true", help="one JSON object per experiment")
 
@@ -92,40 +80,6 @@ def parser() -> argparse.ArgumentParser:
                    help="the notebooks' folder, or the progress file (default: this folder)")
     g.add_argument("--json", action="store_true", help="the file's content, checked")
 
-    h = sub.add_parser("handout", help="write the handout a class receives (no solutions)",
-                       description="Write the learner edition, the package, requirements and a "
-                                   "README for students into OUT, and check that no solution "
-                                   "line is in any of its files. Exit 0 written, 2 when it "
-                                   "cannot be (OUT or OUT.zip holds something a handout did "
-                                   "not write, or a leak).")
-    h.add_argument("out", type=Path, metavar="OUT",
-                   help="a new or empty folder, or a previous handout")
-    h.add_argument("--zip", action="store_true", help="also write OUT.zip")
-    h.add_argument("--language", default="en", help="the handout's language (default en)")
-
-    n = sub.add_parser("nbgrader", help="lay out the chapters as an nbgrader course",
-                       description="Write DIR/source/<chapter>/<chapter>.ipynb with solutions "
-                                   "and nbgrader's cell metadata, and DIR/nbgrader_config.py "
-                                   "unless there is one; then run nbgrader's commands in DIR.")
-    n.add_argument("dir", type=Path, metavar="DIR", help="the course folder")
-    n.add_argument("chapters", nargs="*", metavar="CHAPTER",
-                   help="only chapters whose name contains CHAPTER (default: all)")
-
-    r = sub.add_parser("grade", help="grade a class's submitted notebooks",
-                       description="Grade submitted notebooks by what their exercise functions "
-                                   "do, with the checks' own verifiers, each in its own process "
-                                   "with a time and a memory limit. Exit 0 when it graded "
-                                   "(whatever the scores), 2 when no PATH could be read.")
-    r.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                   help="a submitted notebook, or a folder searched recursively for *.ipynb")
-    r.add_argument("--json", action="store_true", help="one JSON object")
-    r.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook to FILE")
-    r.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
-                   help="time limit per submission (default 60)")
-    r.add_argument("--jobs", type=_bounded(1, 256), default=None, metavar="N",
-                   help="submissions graded at once (default: the number of cores)")
-
-    add_classroom_parser(sub)
     return p
 
 
@@ -167,23 +121,26 @@ def _writing() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
-    if sys.stdout is None:  # started with stdout closed (`>&-`): print would drop every line
-        _error("cannot write the output: standard output is closed")
-        return OUTPUT_FAILED
     commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate,
                 "progress": _progress}
-    commands["classroom"] = run_classroom
-    commands["handout"] = _handout
-    commands["nbgrader"] = _nbgrader
-    commands["grade"] = _grade
+    return run(parser(), commands, argv)
+
+
+def run(p: argparse.ArgumentParser, commands: Mapping[str, Callable[[argparse.Namespace], int]],
+        argv: Sequence[str] | None = None) -> int:
+    """Parse `argv` with `p` and run its command: a `LabError` becomes one line on stderr and
+    exit 2, a closed pipe 141, unwritable output 74 (shared by `keel-lab` and `keel-course`)."""
+    args = p.parse_args(argv)
+    if sys.stdout is None:  # started with stdout closed (`>&-`): print would drop every line
+        _error(p.prog, "cannot write the output: standard output is closed")
+        return OUTPUT_FAILED
     try:
         with contextlib.redirect_stdout(_Stdout(sys.stdout)):
             code = commands[args.command](args)
             sys.stdout.flush()  # a closed pipe or a full disk is found here, not at exit
         return code
     except LabError as exc:
-        _error(printable(exc))
+        _error(p.prog, printable(exc))
         return 2
     except BrokenPipeError:
         # the reader (`| head`) has gone: stop quietly
@@ -191,14 +148,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BROKEN_PIPE
     except OutputError as exc:
         _discard_stdout()
-        _error(f"cannot write the output: {exc}")
+        _error(p.prog, f"cannot write the output: {exc}")
         return OUTPUT_FAILED
 
 
-def _error(message: str) -> None:
+def _error(prog: str, message: str) -> None:
     """One line on stderr; a stderr that cannot be written either leaves the exit code alone."""
     with contextlib.suppress(OSError, ValueError):
-        print(f"keel-lab: error: {message}", file=sys.stderr)
+        print(f"{prog}: error: {message}", file=sys.stderr)
 
 
 def _discard_stdout() -> None:
@@ -207,7 +164,7 @@ def _discard_stdout() -> None:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def _json(value: object) -> str:
+def json_text(value: object) -> str:
     """Strict JSON: no NaN or Infinity, which JSON does not have."""
     try:
         return json.dumps(value, allow_nan=False)
@@ -231,7 +188,7 @@ def _experiments(args: argparse.Namespace) -> int:
         with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit="trial",
                   disable=None if total >= 5000 else True) as bar:
             report = experiment.run(params, bar.update)
-        print(_json(report.to_dict()) if args.json else report.table(WIDTH) + "\n")
+        print(json_text(report.to_dict()) if args.json else report.table(WIDTH) + "\n")
         if args.out:
             _save_plot(report, args.out)
     return 0
@@ -241,7 +198,7 @@ def _assemble(args: argparse.Namespace) -> int:
     from keel_lab.providers.diagnosis import diagnose_file
 
     diagnosis = diagnose_file(args.file, args.format)
-    print(_json(diagnosis.to_dict()) if args.json else diagnosis.table())
+    print(json_text(diagnosis.to_dict()) if args.json else diagnosis.table())
     return 0 if diagnosis.ok else 1
 
 
@@ -251,7 +208,7 @@ def _validate(args: argparse.Namespace) -> int:
     fmt, messages = read_conversation(args.file, args.format)
     problems = validate_conversation(messages, fmt)
     if args.json:
-        print(_json({"valid": not problems, "problems": [
+        print(json_text({"valid": not problems, "problems": [
             {"message": p.message, "ids": list(p.ids)} for p in problems]}))
     else:
         print(printable(f"{args.file}: {fmt} conversation, ") + (
@@ -265,47 +222,8 @@ def _progress(args: argparse.Namespace) -> int:
     from keel_lab.course.progress import CHAPTERS, find, read
 
     kept = read(find(args.where))
-    print(_json(kept.to_dict()) if args.json else kept.table(WIDTH))
+    print(json_text(kept.to_dict()) if args.json else kept.table(WIDTH))
     return 0 if kept.passed == len(CHAPTERS) else 1
-
-
-def _handout(args: argparse.Namespace) -> int:
-    from keel_lab.course.handout import build_handout, check_zip, zip_handout
-
-    if args.zip:
-        check_zip(args.out)  # before the build: a zip that is not ours costs no handout
-    folder = build_handout(args.out, args.language)
-    print(f"handout: {printable(folder)}")
-    if args.zip:
-        print(f"zip: {printable(zip_handout(folder))}")
-    return 0
-
-
-def _nbgrader(args: argparse.Namespace) -> int:
-    from keel_lab.course.nbgrader import layout_course
-
-    for path in layout_course(args.dir, args.chapters):
-        print(printable(path))
-    return 0
-
-
-def _grade(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from keel_lab.course.grading import find_submissions, grade
-    from keel_lab.course.grading.gradebook import check_csv, table, to_dict, write_csv
-
-    paths = find_submissions(args.paths, lambda problem: print(
-        f"keel-lab: warning: {printable(problem)}", file=sys.stderr))
-    if args.csv:
-        check_csv(args.csv, paths)  # before grading: a wrong path costs no grading time
-    with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
-              disable=None) as bar:
-        rows = grade(paths, args.timeout, args.jobs, bar.update)
-    print(_json(to_dict(rows)) if args.json else table(rows, WIDTH), flush=True)
-    if args.csv:
-        write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
-    return 0
 
 
 def _save_plot(report: Report, out: Path) -> None:

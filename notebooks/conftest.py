@@ -26,7 +26,7 @@ import pytest
 
 from keel_lab.core.errors import LabError
 from keel_lab.course import progress
-from keel_lab.course.editions import CHECK_MARK, function_name, source, tags
+from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
 from keel_lab.course.i18n import _
 
 _exercise_of: dict[str, str] = {}

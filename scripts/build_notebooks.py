@@ -9,7 +9,7 @@ saved, for a change to the editions themselves (seconds instead of minutes).
 
 Both languages by default (`--language en` or `--language zh` for one): the Chinese edition,
 notebooks/zh/ (solutions in notebooks/zh/solutions/), is the English solutions with their
-markdown translated by the catalogs in locale/ (`keel_lab.course.translation`) and a first code
+markdown translated by the catalogs in locale/ (`keel_course.translation`) and a first code
 cell that sets the language, executed the same way. With `--editions-only` it is retranslated
 with the outputs it saved: after a change to the catalogs alone.
 """
@@ -27,17 +27,17 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
-from keel_lab.core.errors import LabError
-from keel_lab.course import translation
-from keel_lab.course.editions import (
+from keel_course import translation
+from keel_course.editions import (
     COURSE,
     learner_edition,
     notebook_text,
     problems,
     read_notebook,
     solution_paths,
-    tags,
 )
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import tags
 from keel_lab.course.notebook import static_outputs
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them

@@ -6,7 +6,7 @@ the learner edition adds). `update` extracts, then merges them into
 locale/<locale>/LC_MESSAGES/<name>.po (new entries empty, changed ones fuzzy with their previous
 msgid, removed ones obsolete). `status` counts the translated entries; it exits 1 while any entry
 is missing, fuzzy or breaks its markup (`-v` lists them). The logic is
-`keel_lab.course.translation`.
+`keel_course.translation`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from keel_course import translation as t
 from keel_lab.core.errors import LabError
-from keel_lab.course import translation as t
 
 
 def status(language: str, verbose: bool) -> int:

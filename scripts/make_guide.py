@@ -31,8 +31,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from keel_course.editions import exercises
+from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import POINTS, VERIFIERS
-from keel_lab.course.editions import exercises, source, tags
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "instructors-guide.md"

@@ -35,19 +35,19 @@ from pathlib import Path
 import nbformat
 from nbformat.validator import get_validator
 
-from keel_lab.core.errors import LabError
-from keel_lab.course import fonts, translation
-from keel_lab.course.editions import (
+from keel_course import translation
+from keel_course.editions import (
     COURSE,
     PROGRESS_CELLS,
     Notebook,
     notebook_text,
     solution_paths,
-    source,
-    tags,
 )
-from keel_lab.course.handout import find_leaks, solution_lines
-from keel_lab.course.translation import Translate
+from keel_course.handout import find_leaks, solution_lines
+from keel_course.translation import Translate
+from keel_lab.core.errors import LabError
+from keel_lab.course import fonts
+from keel_lab.course.cells import source, tags
 
 ROOT = COURSE.parent
 SITE = ROOT / "site"

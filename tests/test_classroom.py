@@ -20,21 +20,21 @@ from hypothesis import strategies as st
 from json_fields import paths, reshape
 from traitlets.config import Config
 
-from keel_lab.cli import main
-from keel_lab.core.errors import LabError
-from keel_lab.course.classroom.collect import GRADEBOOK, collect, grade
-from keel_lab.course.classroom.driver import Kernel
-from keel_lab.course.classroom.hub import CONFIG, SETTINGS_ENV, banner, find_proxy, prepare
-from keel_lab.course.classroom.materials import MARKER, give_handout
-from keel_lab.course.classroom.roster import MAX_STUDENTS, NAME, parse_roster, read_roster
-from keel_lab.course.classroom.settings import (
+from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.driver import Kernel
+from keel_course.classroom.hub import CONFIG, SETTINGS_ENV, banner, find_proxy, prepare
+from keel_course.classroom.materials import MARKER, give_handout
+from keel_course.classroom.roster import MAX_STUDENTS, NAME, parse_roster, read_roster
+from keel_course.classroom.settings import (
     LOOPBACK,
     PASSWORD_ENV,
     Classroom,
     free_ports,
     port_is_free,
 )
-from keel_lab.course.handout import MANIFEST
+from keel_course.cli import main
+from keel_course.handout import MANIFEST
+from keel_lab.core.errors import LabError
 
 
 def test_roster_names_in_order_without_comments():
@@ -233,7 +233,7 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     assert not (room.handout / "notebooks" / "solutions").exists()
     text = banner(room)
     assert room.url in text and room.password in text
-    assert f"keel-lab classroom collect {room.class_dir}" in text
+    assert f"keel-course classroom collect {room.class_dir}" in text
     with pytest.raises(LabError, match="no handout in language 'xx'"):
         prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "xx", "/bin/true")
 
@@ -322,7 +322,7 @@ def test_grade_runs_keel_lab_grade_with_the_gradebook_beside_the_notebooks(tmp_p
 
     monkeypatch.setattr(subprocess, "run", run)
     assert grade(tmp_path, timeout=30, jobs=2) == 0
-    assert seen == [[sys.executable, "-m", "keel_lab.cli", "grade", str(tmp_path), "--csv",
+    assert seen == [[sys.executable, "-m", "keel_course.cli", "grade", str(tmp_path), "--csv",
                      str(tmp_path / GRADEBOOK), "--timeout", "30", "--jobs", "2"]]
 
 
@@ -335,7 +335,7 @@ def test_commands_say_what_is_wrong_in_one_line(tmp_path, capsys, argv, message)
     (tmp_path / "students").mkdir(exist_ok=True)
     assert main(["classroom", *(a.format(tmp=tmp_path) for a in argv)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("keel-lab: error: ") and message in err and err.count("\n") == 1
+    assert err.startswith("keel-course: error: ") and message in err and err.count("\n") == 1
 
 
 def test_a_port_out_of_range_is_a_usage_error(tmp_path, capsys):
@@ -406,7 +406,7 @@ def test_the_kubernetes_files_agree_with_the_local_class(tmp_path, monkeypatch):
     assert f'"$HOME/{MARKER}"' in entrypoint.read_text() and os.access(entrypoint, os.X_OK)
     dockerfile = (classroom / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["/usr/local/bin/handout-entrypoint.sh"]' in dockerfile
-    assert "keel-lab handout /srv/keel-lab/handout" in dockerfile
+    assert "keel-course handout /srv/keel-lab/handout" in dockerfile
 
 
 def test_a_moved_class_folder_is_still_a_class(tmp_path):
@@ -423,7 +423,7 @@ def test_collect_command_grades_the_collection(tmp_path, monkeypatch, capsys):
     class Done:
         returncode = 0
 
-    def run(argv, check):  # keel-lab grade, as the grading tests run it for real
+    def run(argv, check):  # keel-course grade, as the grading tests run it for real
         Path(argv[argv.index("--csv") + 1]).write_text("path,chapter\n")
         return Done()
 

@@ -1,6 +1,6 @@
 """A class on a real JupyterHub: real processes, loopback only, bounded in time.
 
-The instructor starts the hub with `keel-lab classroom start`, creates three students through
+The instructor starts the hub with `keel-course classroom start`, creates three students through
 the REST API with the service token and starts their servers; each student sees the handout and
 runs chapter 3's exercise and check through the kernel API with their own token (one solved,
 one wrong, one untouched); the instructor collects and grades; the gradebook says who passed.
@@ -18,11 +18,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from keel_lab.course.classroom.collect import GRADEBOOK, collect, grade
-from keel_lab.course.classroom.driver import Student, login, running_class
-from keel_lab.course.classroom.hub import LOCAL_PROXY, find_proxy
-from keel_lab.course.classroom.settings import LOOPBACK, free_ports
-from keel_lab.course.handout import REPOSITORY
+from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.driver import Student, login, running_class
+from keel_course.classroom.hub import LOCAL_PROXY, find_proxy
+from keel_course.classroom.settings import LOOPBACK, free_ports
+from keel_course.handout import REPOSITORY
 
 BUDGET = 120  # seconds, on 2 cores: the issue's bound for this test
 CHAPTER = "03_batching.ipynb"

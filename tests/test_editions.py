@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.core.errors import LabError
-from keel_lab.course import editions
-from keel_lab.course.editions import (
+from keel_course import editions
+from keel_course.editions import (
     PROGRESS_CELLS,
     exercises,
     learner_edition,
     notebook_text,
     read_notebook,
     solution_paths,
-    source,
 )
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import source
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "build_notebooks.py"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from keel_course.grading.child import moved, refusal, run_chunk, short, streamed, verify
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
-from keel_lab.course.grading.child import moved, refusal, run_chunk, short, streamed, verify
 
 
 def namespace() -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""`keel-lab grade` from the command line: its JSON, its CSV, its exit codes."""
+"""`keel-course grade` from the command line: its JSON, its CSV, its exit codes."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from keel_course.cli import main
 from keel_lab import LabError
-from keel_lab.cli import main
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
@@ -44,12 +44,12 @@ def test_json_and_csv_for_a_folder(folder, capsys, tmp_path):
 
 
 def test_exit_2_and_one_line_when_no_path_can_be_read(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "keel_lab.cli", "grade",
+    done = subprocess.run([sys.executable, "-m", "keel_course.cli", "grade",
                            str(tmp_path / "missing.ipynb"), str(tmp_path)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1] == (
-        f"keel-lab: error: no notebook to grade: {tmp_path / 'missing.ipynb'}, {tmp_path}")
+        f"keel-course: error: no notebook to grade: {tmp_path / 'missing.ipynb'}, {tmp_path}")
     assert "Traceback" not in done.stderr
 
 
@@ -82,7 +82,7 @@ def test_a_csv_in_a_missing_folder_is_refused_before_grading(folder, tmp_path, c
 
 def test_the_grades_are_printed_before_a_csv_write_fails(folder, capsys, tmp_path,
                                                          monkeypatch):
-    from keel_lab.course.grading import gradebook
+    from keel_course.grading import gradebook
 
     def fails(rows: object, path: Path) -> None:
         raise LabError(f"cannot write {path}: disk full")

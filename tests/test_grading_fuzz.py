@@ -15,9 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 
+from keel_course.grading.plan import plan
+from keel_course.grading.submission import read_submission
 from keel_lab import LabError
-from keel_lab.course.grading.plan import plan
-from keel_lab.course.grading.submission import read_submission
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 SOURCES: list[Any] = []

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
+from keel_course.editions import fill_solutions
+from keel_course.grading import find_submissions, grade, grade_one
+from keel_course.grading.gradebook import Row
 from keel_lab import LabError
+from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import VERIFIERS
-from keel_lab.course.editions import fill_solutions, source, tags
-from keel_lab.course.grading import find_submissions, grade, grade_one
-from keel_lab.course.grading.gradebook import Row
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 Notebook = dict[str, Any]

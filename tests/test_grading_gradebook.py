@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from keel_course.grading.gradebook import Exercise, Row, table, to_dict, write_csv
 from keel_lab import LabError
-from keel_lab.course.grading.gradebook import Exercise, Row, table, to_dict, write_csv
 
 ROWS = [
     Row("alice.ipynb", "02_pairing", (Exercise("count_in_order", True, 1, 1, None),

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from keel_course.grading.guard import Guard
+from keel_course.grading.integrity import Snapshot, import_lab
 from keel_lab.core import partial_success
-from keel_lab.course.grading.guard import Guard
-from keel_lab.course.grading.integrity import Snapshot, import_lab
 
 import_lab()
 LAB = partial_success.run_status

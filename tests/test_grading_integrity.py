@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
+from keel_course.grading.integrity import Snapshot, import_lab
 from keel_lab.course.checks import batching
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
-from keel_lab.course.grading.integrity import Snapshot, import_lab
 
 import_lab()
 PRINT = print

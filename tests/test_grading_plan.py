@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.course.editions import exercises, source, tags
-from keel_lab.course.grading.plan import chapter_of, plan, python
-from keel_lab.course.grading.submission import Cell, Submission
+from keel_course.editions import exercises
+from keel_course.grading.plan import chapter_of, plan, python
+from keel_course.grading.submission import Cell, Submission
+from keel_lab.course.cells import source, tags
 from keel_lab.course.progress import CHAPTERS
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"

@@ -6,8 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from keel_lab.course.grading.plan import Chunk, Plan
-from keel_lab.course.grading.sandbox import (
+from keel_course.grading.plan import Chunk, Plan
+from keel_course.grading.sandbox import (
     CHANGED_VERDICT,
     _adopted,
     _ended,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from keel_course.grading.submission import read_submission
 from keel_lab import LabError
-from keel_lab.course.grading.submission import read_submission
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 

@@ -15,19 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_fields import damage
 
-from keel_lab.cli import main
-from keel_lab.core.errors import LabError
-from keel_lab.course import handout, translation
-from keel_lab.course.editions import (
+from keel_course import handout, translation
+from keel_course.cli import main
+from keel_course.editions import (
     PROGRESS_CELLS,
     exercises,
     learner_edition,
     read_notebook,
     solution_paths,
-    source,
-    tags,
 )
-from keel_lab.course.handout import (
+from keel_course.handout import (
     CHECK_COMMAND,
     CHECK_ENV,
     MANIFEST,
@@ -41,6 +38,8 @@ from keel_lab.course.handout import (
     solution_lines,
     zip_handout,
 )
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import source, tags
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = solution_paths()
@@ -320,7 +319,7 @@ def test_cli_errors_are_one_line_and_exit_2(tmp_path, capsys):
     ]:
         assert main(argv) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and err.startswith("keel-lab: error: ") and message in err
+        assert err.count("\n") == 1 and err.startswith("keel-course: error: ") and message in err
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
@@ -434,7 +433,7 @@ def test_a_new_folder_in_a_file_names_the_path(tmp_path, capsys):
     (tmp_path / "file").write_text("")
     assert main(["handout", str(tmp_path / "file" / "handout")]) == 2
     err = capsys.readouterr().err
-    assert err == (f"keel-lab: error: cannot write the handout to {tmp_path}/file/handout: "
+    assert err == (f"keel-course: error: cannot write the handout to {tmp_path}/file/handout: "
                    f"{tmp_path}/file/handout: Not a directory\n")
 
 
@@ -471,7 +470,7 @@ def test_cli_refuses_a_foreign_zip_before_building(tmp_path, capsys):
     (tmp_path / "notes.zip").write_text("my archive")
     assert main(["handout", str(tmp_path / "notes"), "--zip"]) == 2
     err = capsys.readouterr().err
-    assert err == (f"keel-lab: error: {tmp_path}/notes.zip exists and is not a zip of a "
+    assert err == (f"keel-course: error: {tmp_path}/notes.zip exists and is not a zip of a "
                    "handout: move it away, or give another OUT\n")
     assert not (tmp_path / "notes").exists()
     assert (tmp_path / "notes.zip").read_text() == "my archive"
@@ -495,5 +494,5 @@ def test_a_half_written_solution_is_one_line_naming_it(tmp_path, monkeypatch, ca
     monkeypatch.setattr(handout, "solution_paths", lambda names=(): [broken])
     assert main(["handout", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"keel-lab: error: {broken} is not a notebook the course can read (")
+    assert err.startswith(f"keel-course: error: {broken} is not a notebook the course can read (")
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from keel_course.editions import exercises
 from keel_lab.course.checks import VERIFIERS
-from keel_lab.course.editions import exercises
 
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("make_guide", ROOT / "scripts" / "make_guide.py")

@@ -19,21 +19,20 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import SCHEMA_VERSION as NBGRADER_SCHEMA
 from nbgrader.nbgraderformat import MetadataValidator
 
-from keel_lab.cli import main
-from keel_lab.core.errors import LabError
-from keel_lab.course import nbgrader as lab_nbgrader
-from keel_lab.course.checks.check import POINTS
-from keel_lab.course.editions import (
+from keel_course import nbgrader as lab_nbgrader
+from keel_course.cli import main
+from keel_course.editions import (
     STUB,
     exercises,
     notebook_text,
     read_notebook,
     solution_paths,
-    source,
-    tags,
 )
-from keel_lab.course.handout import find_leaks, solution_lines
-from keel_lab.course.nbgrader import SCHEMA_VERSION, layout_course, nbgrader_source
+from keel_course.handout import find_leaks, solution_lines
+from keel_course.nbgrader import SCHEMA_VERSION, layout_course, nbgrader_source
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import source, tags
+from keel_lab.course.checks.check import POINTS
 
 SOLUTIONS = solution_paths()
 CHAPTER = "03_batching"  # the fastest chapter with an exercise under a kernel
@@ -184,7 +183,7 @@ def test_a_half_written_solution_is_one_line_naming_it(tmp_path, monkeypatch, ca
     monkeypatch.setattr(lab_nbgrader, "solution_paths", lambda names=(): [broken])
     assert main(["nbgrader", str(tmp_path / "course")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"keel-lab: error: {broken} is not a notebook the course can read (")
+    assert err.startswith(f"keel-course: error: {broken} is not a notebook the course can read (")
     assert err.count("\n") == 1 and not (tmp_path / "course").exists()
 
 
@@ -212,7 +211,7 @@ def test_a_notebook_path_taken_by_a_folder_is_named(tmp_path, capsys):
     target = tmp_path / "course" / "source" / "08_production" / "08_production.ipynb"
     target.mkdir(parents=True)
     assert main(["nbgrader", str(tmp_path / "course"), "08"]) == 2
-    assert capsys.readouterr().err == (f"keel-lab: error: cannot write the nbgrader course to "
+    assert capsys.readouterr().err == (f"keel-course: error: cannot write the nbgrader course to "
                                        f"{tmp_path / 'course'}: {target}: Is a directory\n")
 
 

@@ -10,19 +10,17 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from keel_lab.course.editions import (
-    CHECK_MARK,
+from keel_course.editions import (
     PROGRESS_CELLS,
     STUB,
     exercises,
     fill_solutions,
     learner_edition,
     problems,
-    source,
     strip_solutions,
-    tags,
     unmarked,
 )
+from keel_lab.course.cells import CHECK_MARK, source, tags
 
 ROOT = Path(__file__).resolve().parent.parent / "notebooks"
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))

@@ -20,12 +20,13 @@ from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 from test_checks import first_code_wins, status_sets
 
+from keel_course.editions import exercises
 from keel_lab import LabError
 from keel_lab.cli import main
 from keel_lab.course import progress
+from keel_lab.course.cells import CHECK_MARK
 from keel_lab.course.checks import VERIFIERS, check
 from keel_lab.course.checks.verdict import ExerciseNotPassed
-from keel_lab.course.editions import CHECK_MARK, exercises
 from keel_lab.course.progress import CHAPTERS, FILE, SWITCH, read, show_progress
 
 ROOT = Path(__file__).resolve().parent.parent

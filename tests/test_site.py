@@ -24,15 +24,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_fields import damage
 
-from keel_lab.core.errors import LabError
-from keel_lab.course import fonts, i18n, translation
-from keel_lab.course.editions import (
+from keel_course import translation
+from keel_course.editions import (
     COURSE,
     PROGRESS_CELLS,
     notebook_text,
     read_notebook,
     solution_paths,
 )
+from keel_lab.core.errors import LabError
+from keel_lab.course import fonts, i18n
 from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.notebook import SNAPSHOT_NOTE, Explorer, slider
 

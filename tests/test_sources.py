@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from keel_course.editions import COURSE, read_notebook
+from keel_course.sources import PACKAGE, SOURCES, check_outside, failure, reading
 from keel_lab.core.errors import LabError
-from keel_lab.course.editions import COURSE, read_notebook
-from keel_lab.course.sources import PACKAGE, SOURCES, check_outside, failure, reading
 
 ROOT = Path(__file__).resolve().parent.parent
 

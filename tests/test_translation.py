@@ -15,15 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keel_course import translation as t
+from keel_course.editions import COURSE, learner_edition, read_notebook, solution_paths
 from keel_lab.core.errors import LabError
-from keel_lab.course import translation as t
-from keel_lab.course.editions import (
-    COURSE,
-    learner_edition,
-    read_notebook,
-    solution_paths,
-    source,
-)
+from keel_lab.course.cells import source
 
 CHAPTERS = solution_paths()
 NAMES = [p.stem for p in CHAPTERS] + [t.GLOSSARY, t.EDITIONS]

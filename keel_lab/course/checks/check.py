@@ -26,7 +26,7 @@ VERIFIERS: dict[str, Callable[..., Verdict]] = {
     "answer_responses": verify_answer_responses,
 }
 
-# What each exercise is worth when a class is graded (`keel-lab grade`, nbgrader): the course's
+# What each exercise is worth when a class is graded (`keel-course grade`, nbgrader): the course's
 # choice, by the number of ideas an exercise combines; one table for every grader.
 POINTS: dict[str, int] = {
     "answer_all": 2, "count_in_order": 1, "pair_results": 2, "make_batches": 2,

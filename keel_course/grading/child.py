@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keel_lab.course.grading.guard import Guard
-from keel_lab.course.grading.integrity import Snapshot, import_lab
+from keel_course.grading.guard import Guard
+from keel_course.grading.integrity import Snapshot, import_lab
 
 if TYPE_CHECKING:
     from keel_lab.course.checks.verdict import Verdict
@@ -99,8 +99,8 @@ def run_chunk(chunk: dict[str, Any], namespace: dict[str, Any],
     """Run one cell's planned code (its statements numbered in `keep`, or all of it; a
     top-level `await` runs on the virtual clock, as a notebook would run it); None, or the
     error line naming the cell."""
+    from keel_course.grading.plan import python
     from keel_lab.core.clock import run_coroutine
-    from keel_lab.course.grading.plan import python
 
     number, source, keep = chunk["cell"], chunk["source"], chunk["keep"]
     name = f"<cell {number}>"

@@ -55,8 +55,8 @@ def _inside(path: Path, home: Path) -> bool:
 
 
 def grade(folder: Path, timeout: float | None = None, jobs: int | None = None) -> int:
-    """Run `keel-lab grade` over a collection, writing `folder/gradebook.csv`; its exit code."""
-    argv = [sys.executable, "-m", "keel_lab.cli", "grade", str(folder),
+    """Run `keel-course grade` over a collection, writing `folder/gradebook.csv`; its exit code."""
+    argv = [sys.executable, "-m", "keel_course.cli", "grade", str(folder),
             "--csv", str(folder / GRADEBOOK)]
     if timeout is not None:
         argv += ["--timeout", str(timeout)]

@@ -1,4 +1,4 @@
-"""One class's settings: written by `keel-lab classroom start`, read by the hub's config file.
+"""One class's settings: written by `keel-course classroom start`, read by the hub's config file.
 
 They live in the class folder (`classroom.json`, readable by its owner only) so that a restart
 keeps the students' logins and the instructor's token.
@@ -14,8 +14,8 @@ import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from keel_course.classroom.roster import NAME
 from keel_lab.core.errors import LabError
-from keel_lab.course.classroom.roster import NAME
 from keel_lab.providers.fields import json_type, shown
 
 LOOPBACK = "127.0.0.1"  # the hub, its proxy and every student's server listen here only
@@ -78,7 +78,7 @@ class Classroom:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
             raise LabError(f"{class_dir} is not a class folder ({SETTINGS}: "
-                           f"{exc.strerror}); start one with keel-lab classroom start") from exc
+                           f"{exc.strerror}); start one with keel-course classroom start") from exc
         except (ValueError, RecursionError) as exc:
             raise LabError(f"{path} is not JSON ({type(exc).__name__})") from exc
         if not isinstance(data, dict) or set(data) != set(_TYPES):

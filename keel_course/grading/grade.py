@@ -9,12 +9,12 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from keel_course.grading import sandbox
+from keel_course.grading.gradebook import Exercise, Row
+from keel_course.grading.plan import Plan, plan
+from keel_course.grading.submission import read_submission
 from keel_lab.core.errors import LabError
 from keel_lab.course.checks.check import POINTS
-from keel_lab.course.grading import sandbox
-from keel_lab.course.grading.gradebook import Exercise, Row
-from keel_lab.course.grading.plan import Plan, plan
-from keel_lab.course.grading.submission import read_submission
 from keel_lab.course.progress import CHAPTERS
 
 TIMEOUT = 60.0  # seconds for one submission, its imports and every check included

@@ -1,13 +1,13 @@
-"""`keel-lab classroom start|collect`: the instructor's two commands."""
+"""`keel-course classroom start|collect`: the instructor's two commands."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from keel_lab.course.classroom.collect import GRADEBOOK, collect, grade
-from keel_lab.course.classroom.hub import banner, find_proxy, prepare, run_hub
-from keel_lab.course.classroom.roster import read_roster
+from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.hub import banner, find_proxy, prepare, run_hub
+from keel_course.classroom.roster import read_roster
 
 
 def _port(text: str) -> int:
@@ -39,8 +39,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
                                        f"code is grade's.")
     k.add_argument("dir", type=Path)
     k.add_argument("--chapter", help="only this chapter's notebook, e.g. 03_batching")
-    k.add_argument("--timeout", type=float, help="keel-lab grade's limit per submission")
-    k.add_argument("--jobs", type=int, help="keel-lab grade's submissions at once")
+    k.add_argument("--timeout", type=float, help="keel-course grade's limit per submission")
+    k.add_argument("--jobs", type=int, help="keel-course grade's submissions at once")
 
 
 def run(args: argparse.Namespace) -> int:

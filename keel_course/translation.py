@@ -24,16 +24,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
-from keel_lab.course.editions import (
+from keel_course.editions import (
     COURSE,
     PROGRESS_CELLS,
     Notebook,
     learner_edition,
     read_notebook,
     solution_paths,
-    source,
 )
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import source
 
 Translate = Callable[[str], str]
 

@@ -25,17 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
-CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
 _PREDICTION = re.compile(r'^(\w+ = )"[^"\n]*"', re.MULTILINE)
 _BLOCK = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$",
                     re.MULTILINE | re.DOTALL)
 
 Notebook = dict[str, Any]
 
-COURSE = Path(__file__).resolve().parents[2] / "notebooks"
+COURSE = Path(__file__).resolve().parents[1] / "notebooks"
 SOLUTIONS = COURSE / "solutions"
 
 PROGRESS_CELLS: list[dict[str, Any]] = [
@@ -51,15 +51,6 @@ PROGRESS_CELLS: list[dict[str, Any]] = [
          "show_progress()",
      ]},
 ]
-
-
-def source(cell: dict[str, Any]) -> str:
-    text = cell.get("source", "")
-    return "".join(text) if isinstance(text, list) else str(text)
-
-
-def tags(cell: dict[str, Any]) -> list[str]:
-    return list(cell.get("metadata", {}).get("tags", []))
 
 
 def strip_solutions(text: str) -> str:
@@ -112,13 +103,6 @@ def _answered(cell: dict[str, Any]) -> bool:
 def exercises(nb: Notebook) -> list[str]:
     """The exercise names of a notebook, in order (from each exercise cell's function)."""
     return [function_name(source(c)) for c in nb["cells"] if "exercise" in tags(c)]
-
-
-def function_name(text: str) -> str:
-    """The one top-level function an exercise cell defines, or "" if it defines another number."""
-    defs = [n for n in ast.parse(text).body
-            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    return defs[0].name if len(defs) == 1 else ""
 
 
 def problems(nb: Notebook) -> list[str]:

@@ -1,7 +1,7 @@
 """Running one submission's plan in a process of its own, in a temporary folder, within a time
 limit, and reading back what it reported.
 
-The child (`keel_lab.course.grading.child`) starts as `python -I` (no environment variables
+The child (`keel_course.grading.child`) starts as `python -I` (no environment variables
 steering Python, no user site-packages, not the current folder on the path) in a new session,
 importing a copy of the package alone (`package()`: no notebooks, no solutions, no guide beside
 it). Run as root, the grader starts it as the unprivileged user `nobody`, so it can neither
@@ -38,13 +38,16 @@ from functools import cache
 from pathlib import Path
 from typing import IO
 
-from keel_lab.course.grading.plan import Plan
+import keel_course
+import keel_lab
+from keel_course.grading.plan import Plan
 
-# The child imports the copy of the grader's own keel_lab that `package()` made, before anything
-# else on its path (an editable install would otherwise show it the whole checkout).
+# The child imports the copies of the grader's own keel_lab and keel_course that `package()`
+# made, before anything else on its path (an editable install would otherwise show it the whole
+# checkout).
 _START = ("import sys; sys.path.insert(0, sys.argv[2]); "
-          "from keel_lab.course.grading.child import main; main()")
-_PACKAGE = Path(__file__).resolve().parents[2]
+          "from keel_course.grading.child import main; main()")
+_PACKAGES = (Path(keel_lab.__file__).parent, Path(keel_course.__file__).parent)
 _PR_SET_CHILD_SUBREAPER = 36
 _running: set[int] = set()  # the pids of the children being graded now
 _MARK = f"KEEL_LAB_GRADING={os.getpid()}-{secrets.token_hex(8)}"  # in every graded process's env
@@ -70,15 +73,16 @@ class Outcome:
 
 @cache
 def package() -> str:
-    """A folder holding a copy of `keel_lab` alone (compiled, readable by every user), made once
-    per grading run and removed at exit: the child's code finds no solution beside it."""
+    """A folder holding copies of the two packages alone (compiled, readable by every user), made
+    once per grading run and removed at exit: the child's code finds no solution beside it."""
     _sweep()
     root = tempfile.mkdtemp(prefix=f"{_PREFIX}package-")
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     os.chmod(root, 0o755)
-    shutil.copytree(_PACKAGE, Path(root) / "keel_lab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    compileall.compile_dir(Path(root) / "keel_lab", quiet=2, workers=1)
+    for package in _PACKAGES:
+        shutil.copytree(package, Path(root) / package.name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    compileall.compile_dir(root, quiet=2, workers=1)
     for folder, dirs, files in os.walk(root):
         for name in dirs + files:
             os.chmod(os.path.join(folder, name), 0o755 if name in dirs else 0o644)

@@ -28,7 +28,7 @@ from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
-from keel_lab.course.grading.integrity import Snapshot
+from keel_course.grading.integrity import Snapshot
 
 _LAB = str(Path(__file__).resolve().parents[2])  # the folder of the keel_lab package
 _SMALLEST = 40  # bytes of bytecode below which two functions may match by chance

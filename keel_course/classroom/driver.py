@@ -22,7 +22,7 @@ from typing import Any
 
 import requests
 
-from keel_lab.course.classroom.settings import Classroom, port_is_free
+from keel_course.classroom.settings import Classroom, port_is_free
 
 Json = Any  # what the REST API answers
 
@@ -64,7 +64,7 @@ class HubClient:
 
     def as_student(self, name: str) -> Student:
         token = self.call("POST", f"/hub/api/users/{name}/tokens",
-                          {"note": "keel-lab classroom driver", "expires_in": 3600},
+                          {"note": "keel-course classroom driver", "expires_in": 3600},
                           ok=(200, 201))["token"]
         return Student(name, HubClient(self.url, token, self.timeout))
 
@@ -168,7 +168,7 @@ def login(url: str, name: str, password: str) -> bool:
 
 @dataclass
 class RunningClass:
-    """A hub started by `keel-lab classroom start`, and what it left behind once stopped."""
+    """A hub started by `keel-course classroom start`, and what it left behind once stopped."""
 
     room: Classroom
     process: subprocess.Popen[bytes]
@@ -227,7 +227,7 @@ def running_class(roster: Path, class_dir: Path, port: int, proxy: str, log: Pat
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "keel_lab.cli", "classroom", "start", str(roster),
+            [sys.executable, "-m", "keel_course.cli", "classroom", "start", str(roster),
              str(class_dir), "--port", str(port), "--proxy", proxy],
             stdout=out, stderr=subprocess.STDOUT, env=env)
     running: RunningClass | None = None

@@ -27,7 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
-from keel_lab.course.grading.submission import Cell, Submission
+from keel_course.grading.submission import Cell, Submission
 from keel_lab.course.progress import CHAPTERS
 
 _DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)

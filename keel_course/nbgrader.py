@@ -21,29 +21,27 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
-from keel_lab.course.checks.check import POINTS
-from keel_lab.course.editions import (
+from keel_course.editions import (
     COURSE,
     STUB,
     Notebook,
-    function_name,
     learner_edition,
     notebook_text,
     read_notebook,
     solution_paths,
-    source,
-    tags,
     unmarked,
 )
-from keel_lab.course.sources import check_outside, failure, reading
+from keel_course.sources import check_outside, failure, reading
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import function_name, source, tags
+from keel_lab.course.checks.check import POINTS
 
 SCHEMA_VERSION = 3
 COURSE_ID = "keel-lab"
 # A test cell imports `check` itself: an answer cell that rebinds the name changes nothing.
 IMPORT_CHECK = "from keel_lab.course.checks import check\n\n"
 
-CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-lab nbgrader`
+CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-course nbgrader`
 (which never overwrites this file: edit it freely). Run nbgrader's commands in this folder."""
 
 import os

@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
-from keel_lab.course import translation
-from keel_lab.course.editions import (
+from keel_course import translation
+from keel_course.editions import (
     BEGIN,
     COURSE,
     END,
@@ -44,10 +43,10 @@ from keel_lab.course.editions import (
     notebook_text,
     read_notebook,
     solution_paths,
-    source,
-    tags,
 )
-from keel_lab.course.sources import check_outside, failure, reading
+from keel_course.sources import check_outside, failure, reading
+from keel_lab.core.errors import LabError
+from keel_lab.course.cells import source, tags
 
 REPOSITORY = COURSE.parent
 MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may replace it

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from keel_course.classroom.settings import Classroom
+from keel_course.handout import REPOSITORY, build_handout
 from keel_lab.core.errors import LabError
-from keel_lab.course.classroom.settings import Classroom
-from keel_lab.course.handout import REPOSITORY, build_handout
 
 CONFIG = REPOSITORY / "classroom" / "jupyterhub_config.py"
 SETTINGS_ENV = "KEEL_LAB_CLASSROOM"  # tells the config file which class folder to read
@@ -36,7 +36,7 @@ def prepare(roster: tuple[str, ...], class_dir: Path, port: int, language: str,
     """Write the class's settings and its handout (built anew: a student who starts from now on
     gets the course as it is; one who has started keeps their copy)."""
     if not CONFIG.is_file():
-        raise LabError(f"{CONFIG} is missing: run keel-lab classroom from a checkout of the "
+        raise LabError(f"{CONFIG} is missing: run keel-course classroom from a checkout of the "
                        "repository")
     if importlib.util.find_spec("jupyterhub") is None:
         raise LabError("JupyterHub is not installed: pip install 'keel-lab[classroom]' (make "
@@ -55,7 +55,7 @@ def banner(room: Classroom) -> str:
         f"{room.password}",
         f"instructor: log in as 'instructor' with the password in {room.path} "
         "(admin_password); REST API token: instructor_token",
-        f"collect and grade: keel-lab classroom collect {room.class_dir}",
+        f"collect and grade: keel-course classroom collect {room.class_dir}",
         "stop: Ctrl-C",
     ])
 

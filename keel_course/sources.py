@@ -1,4 +1,4 @@
-"""The course's sources as the commands that publish them (`keel-lab handout`, `keel-lab
+"""The course's sources as the commands that publish them (`keel-course handout`, `keel-lab
 nbgrader`) meet them: folders those commands must never write into, solution notebooks that may
 be damaged, and file errors told in one line that names the file.
 """
@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import keel_lab
+from keel_course.editions import COURSE
 from keel_lab.core.errors import LabError
-from keel_lab.course.editions import COURSE
 
-PACKAGE = Path(__file__).resolve().parents[1]
+PACKAGE = Path(keel_lab.__file__).resolve().parent
 # Written into, the package would ship a solution to every student (and copy itself into
 # itself); the notebooks' folder would mix answers into the learner edition.
 SOURCES = (PACKAGE, COURSE)

@@ -1,4 +1,4 @@
-"""A class's grades: one row per submission, as the JSON object `keel-lab grade --json` prints,
+"""A class's grades: one row per submission, as the JSON object `keel-course grade --json` prints,
 as a CSV file for a gradebook or an LMS, and as a table for the terminal.
 
 The CSV has one row per submission and one column per exercise (the points it earned; empty for

@@ -1,0 +1,116 @@
+"""`keel-course`: the instructor's and author's commands - the handout a class receives, the
+nbgrader course, grading submitted notebooks, and a class on one server.
+
+Errors and exit codes are `keel-lab`'s (`keel_lab.cli.run`): one line on stderr, never a
+traceback, 2 for a user's mistake.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from keel_course.classroom.command import add_parser as add_classroom_parser
+from keel_course.classroom.command import run as run_classroom
+from keel_lab.cli import WIDTH, bounded, json_text, run
+from keel_lab.core.tables import printable
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= 86400:
+        raise argparse.ArgumentTypeError(f"{value:g} is outside 0..86400 seconds")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="keel-course", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    h = sub.add_parser("handout", help="write the handout a class receives (no solutions)",
+                       description="Write the learner edition, the package, requirements and a "
+                                   "README for students into OUT, and check that no solution "
+                                   "line is in any of its files. Exit 0 written, 2 when it "
+                                   "cannot be (OUT or OUT.zip holds something a handout did "
+                                   "not write, or a leak).")
+    h.add_argument("out", type=Path, metavar="OUT",
+                   help="a new or empty folder, or a previous handout")
+    h.add_argument("--zip", action="store_true", help="also write OUT.zip")
+    h.add_argument("--language", default="en", help="the handout's language (default en)")
+
+    n = sub.add_parser("nbgrader", help="lay out the chapters as an nbgrader course",
+                       description="Write DIR/source/<chapter>/<chapter>.ipynb with solutions "
+                                   "and nbgrader's cell metadata, and DIR/nbgrader_config.py "
+                                   "unless there is one; then run nbgrader's commands in DIR.")
+    n.add_argument("dir", type=Path, metavar="DIR", help="the course folder")
+    n.add_argument("chapters", nargs="*", metavar="CHAPTER",
+                   help="only chapters whose name contains CHAPTER (default: all)")
+
+    r = sub.add_parser("grade", help="grade a class's submitted notebooks",
+                       description="Grade submitted notebooks by what their exercise functions "
+                                   "do, with the checks' own verifiers, each in its own process "
+                                   "with a time and a memory limit. Exit 0 when it graded "
+                                   "(whatever the scores), 2 when no PATH could be read.")
+    r.add_argument("paths", nargs="+", type=Path, metavar="PATH",
+                   help="a submitted notebook, or a folder searched recursively for *.ipynb")
+    r.add_argument("--json", action="store_true", help="one JSON object")
+    r.add_argument("--csv", type=Path, metavar="FILE", help="write a CSV gradebook to FILE")
+    r.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
+                   help="time limit per submission (default 60)")
+    r.add_argument("--jobs", type=bounded(1, 256), default=None, metavar="N",
+                   help="submissions graded at once (default: the number of cores)")
+
+    add_classroom_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(parser(), {"handout": _handout, "nbgrader": _nbgrader, "grade": _grade,
+                          "classroom": run_classroom}, argv)
+
+
+def _handout(args: argparse.Namespace) -> int:
+    from keel_course.handout import build_handout, check_zip, zip_handout
+
+    if args.zip:
+        check_zip(args.out)  # before the build: a zip that is not ours costs no handout
+    folder = build_handout(args.out, args.language)
+    print(f"handout: {printable(folder)}")
+    if args.zip:
+        print(f"zip: {printable(zip_handout(folder))}")
+    return 0
+
+
+def _nbgrader(args: argparse.Namespace) -> int:
+    from keel_course.nbgrader import layout_course
+
+    for path in layout_course(args.dir, args.chapters):
+        print(printable(path))
+    return 0
+
+
+def _grade(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from keel_course.grading import find_submissions, grade
+    from keel_course.grading.gradebook import check_csv, table, to_dict, write_csv
+
+    paths = find_submissions(args.paths, lambda problem: print(
+        f"keel-course: warning: {printable(problem)}", file=sys.stderr))
+    if args.csv:
+        check_csv(args.csv, paths)  # before grading: a wrong path costs no grading time
+    with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
+              disable=None) as bar:
+        rows = grade(paths, args.timeout, args.jobs, bar.update)
+    print(json_text(to_dict(rows)) if args.json else table(rows, WIDTH), flush=True)
+    if args.csv:
+        write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
