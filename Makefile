@@ -26,13 +26,18 @@ lab: $(STAMP)
 	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom
+	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py
 	$(BIN)/mypy keel_lab keel_course
 
-# Package tests, then every solution notebook (English and Chinese) under nbval with full output
-# comparison.
+# Every test, fastest first: the lab's fast tests (a broken rule fails in about a minute), then the
+# course's tests, the slow ones (hub, browser, nbgrader, fuzz) and every solution notebook, English
+# and Chinese, under nbval with full output comparison. Both cores: a notebook stays on one worker
+# (--dist loadfile), its cells in order. One chapter alone: `$(BIN)/pytest -m ch4 tests notebooks/solutions --nbval`.
+XDIST := -n 2 --dist loadfile
 test: lint
-	$(BIN)/pytest tests notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env
+	$(BIN)/pytest $(XDIST) tests/lab -m "not slow"
+	$(BIN)/pytest $(XDIST) tests/course notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env
+	$(BIN)/pytest $(XDIST) tests/lab -m slow
 
 # For learners: which exercises of the learner edition pass. A check cell fails by raising;
 # tracebacks and nbval's reports are left out (--tb=no -rN), the last lines are one per exercise.

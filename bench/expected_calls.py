@@ -4,7 +4,7 @@ An oracle independent of the lab: every entry is read from `scripts/make_streams
 describes and the quirk it applies), never from the lab's own assembly, and typed in here. Ids
 are the wire's (`call_id` for the Responses API); Ollama and Gemini calls without an id get the
 id the lab documents it assigns at the boundary (`ollama-call-<n>`, `gemini-call-<n>`).
-`tests/test_expected_calls.py` holds the lab to it; `bench/assemblers.py` holds the official
+`tests/lab/test_expected_calls.py` holds the lab to it; `bench/assemblers.py` holds the official
 SDK's accumulator and langchain-core to it as well.
 
 Add one entry per new recording (path relative to keel_lab/data/streams). `runs` lists the calls

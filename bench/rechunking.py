@@ -5,7 +5,7 @@ fragments merged, every payload of a call moved before each run of other calls' 
 may pass. The meaning (calls and the diagnostics' quirk and action) must stay the recording's.
 Cumulative snapshots are read from their fragments as they came, so their fragments are never
 split or merged (re-cut, they are another stream); the summary says how many recordings that
-leaves with moves only. `tests/test_rechunking.py` holds the rewrites and the bounded property
+leaves with moves only. `tests/lab/test_rechunking.py` holds the rewrites and the bounded property
 test; this is the sweep that is too slow for `make test`.
 
 Run: .venv/bin/python bench/rechunking.py
@@ -18,7 +18,9 @@ import sys
 import time
 from collections import Counter
 
+# tests/lab/test_rechunking.py, and tests/json_fields.py that it imports
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests", "lab"))
 
 from test_rechunking import STREAMS, fragment_bound, meaning, rewrites, stream_files
 

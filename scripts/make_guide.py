@@ -13,7 +13,7 @@ KIND is `overview` (NAME `course`: each chapter's minutes, taken from its class 
 guide, its exercises and their points), `goals` (NAME a chapter: its "After this chapter you
 can" list), `answers` (a chapter's model answers and what their checks print, from the solution
 notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the checks' test
-tables in tests/test_checks*.py with the first hint the check prints for it). A wrong answer is
+tables in tests/lab/test_checks*.py with the first hint the check prints for it). A wrong answer is
 compiled from its own source as a notebook cell is, so a hint that names a line counts from the
 answer's first line, as a learner sees it.
 """
@@ -38,7 +38,7 @@ from keel_lab.course.checks.check import POINTS, VERIFIERS
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "instructors-guide.md"
 SOLUTIONS = REPO / "notebooks" / "solutions"
-TESTS = REPO / "tests"
+TESTS = REPO / "tests" / "lab"
 
 # Each exercise's table of known-wrong answers: (test module, table name); every entry is
 # (function, a part of the hint the test expects).
@@ -165,8 +165,9 @@ def answers(chapter: str) -> str:
 def fresh(module: str) -> ModuleType:
     """A test module loaded anew under a private name, so no earlier run's state (a counter a
     wrong answer advances) changes what its answers print."""
-    if str(TESTS) not in sys.path:
-        sys.path.insert(0, str(TESTS))
+    for folder in (TESTS, TESTS.parent):  # the tables, and tests/json_fields.py they may use
+        if str(folder) not in sys.path:
+            sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location(f"_guide_{module}", TESTS / f"{module}.py")
     assert spec is not None and spec.loader is not None
     loaded = importlib.util.module_from_spec(spec)

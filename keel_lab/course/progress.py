@@ -40,7 +40,7 @@ MAX_BYTES = 1024 * 1024  # eight exercises take a few hundred bytes
 WIDTH = 100
 
 # The course's exercises in course order, each with its chapter (the notebook's name without
-# `.ipynb`); tests/test_progress.py keeps this equal to the notebooks.
+# `.ipynb`); tests/lab/test_progress.py keeps this equal to the notebooks.
 CHAPTERS: dict[str, str] = {
     "answer_all": "01_history", "count_in_order": "02_pairing", "pair_results": "02_pairing",
     "make_batches": "03_batching", "is_executable": "04_streaming",

@@ -19,7 +19,7 @@ them runs exactly the calls a stream means, and nothing it must not run.
 
 The Ollama and Gemini clients are not installed here (and both formats send whole calls):
 those recordings are not compared. The reference is what the lab runs
-(tests/test_expected_calls.py holds the lab to what each recording was generated to mean;
+(tests/lab/test_expected_calls.py holds the lab to what each recording was generated to mean;
 bench/assemblers.py compares them all with that directly).
 """
 

@@ -39,7 +39,7 @@ tolerated when the call can still be known exactly, refused - never run - when i
 
 Tolerated without a note: fragments of several calls interleaved (index 0 like any other) and
 all arguments in one burst at the end are other chunkings of the documented shape, and the
-diagnostics must not depend on chunking (tests/test_rechunking.py); a name-only chunk before
+diagnostics must not depend on chunking (tests/lab/test_rechunking.py); a name-only chunk before
 the arguments lacks nothing (a missing `arguments` is no text yet, as `arguments: null`).
 """
 

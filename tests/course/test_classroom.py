@@ -1,0 +1,437 @@
+"""The classroom's parts without a hub: roster, settings, the hub's config file, handout copy,
+collection and the commands' errors. tests/course/test_classroom_hub.py runs the real hub."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import socket
+import stat
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from json_fields import paths, reshape
+from traitlets.config import Config
+
+from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.driver import Kernel
+from keel_course.classroom.hub import CONFIG, SETTINGS_ENV, banner, find_proxy, prepare
+from keel_course.classroom.materials import MARKER, give_handout
+from keel_course.classroom.roster import MAX_STUDENTS, NAME, parse_roster, read_roster
+from keel_course.classroom.settings import (
+    LOOPBACK,
+    PASSWORD_ENV,
+    Classroom,
+    free_ports,
+    port_is_free,
+)
+from keel_course.cli import main
+from keel_course.handout import MANIFEST
+from keel_lab.core.errors import LabError
+
+
+def test_roster_names_in_order_without_comments():
+    assert parse_roster("# class A\nada\n\n  grace  # row 2\nalan.t\nx_1-y\n") == (
+        "ada", "grace", "alan.t", "x_1-y")
+    assert parse_roster("") == ()
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("ada\nGrace\n", "line 2: 'Grace' is not a student name"),
+    ("ada bob\n", "line 1: 'ada bob' is not a student name"),
+    ("../etc\n", "line 1: '../etc' is not a student name"),
+    ("-rf\n", "line 1: '-rf' is not a student name"),
+    ("a" * 33 + "\n", "is not a student name"),
+    ("ada\nada\n", "line 2: 'ada' is listed twice"),
+    ("instructor\n", "line 1: 'instructor' is the instructor's login"),
+    ("\n".join(f"s{i}" for i in range(MAX_STUDENTS + 1)), f"more than {MAX_STUDENTS} students"),
+])
+def test_a_bad_roster_line_is_named(text, message):
+    with pytest.raises(LabError, match=message.replace(".", r"\.")):
+        parse_roster(text)
+
+
+def test_an_unreadable_roster_is_one_line(tmp_path):
+    with pytest.raises(LabError, match=r"cannot read the roster .*No such file"):
+        read_roster(tmp_path / "missing.txt")
+    (tmp_path / "latin1.txt").write_bytes(b"jos\xe9\n")
+    with pytest.raises(LabError, match="cannot read the roster"):
+        read_roster(tmp_path / "latin1.txt")
+
+
+@settings(max_examples=300, derandomize=True, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_fuzz_roster_names_or_lab_error(text):
+    try:
+        names = parse_roster(text)
+    except LabError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert all(NAME.fullmatch(n) for n in names) and len(set(names)) == len(names)
+
+
+def _room(tmp_path: Path, students: tuple[str, ...] = ("ada", "grace")) -> Classroom:
+    return Classroom.create(tmp_path / "class", students, free_ports(1, avoid=0)[0],
+                            "/usr/bin/true")
+
+
+def test_settings_round_trip_readable_by_their_owner_only(tmp_path):
+    room = _room(tmp_path)
+    path = room.save()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert Classroom.load(room.class_dir) == room
+    assert room.url == f"http://127.0.0.1:{room.port}"
+    assert len({room.port, room.hub_port, room.proxy_api_port}) == 3
+    assert len(room.password) >= 8 and len(room.admin_password) >= 32
+    assert room.python == sys.executable and room.allow_root == (os.geteuid() == 0)
+
+
+def test_a_restart_keeps_logins_and_token(tmp_path, monkeypatch):
+    monkeypatch.delenv(PASSWORD_ENV, raising=False)
+    first = _room(tmp_path)
+    first.save()
+    again = _room(tmp_path, ("ada", "grace", "alan"))
+    assert (again.password, again.admin_password, again.instructor_token) == (
+        first.password, first.admin_password, first.instructor_token)
+    assert again.students == ("ada", "grace", "alan")
+    other = _room(tmp_path / "other")
+    assert other.password != first.password and other.instructor_token != first.instructor_token
+
+
+def test_the_class_password_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv(PASSWORD_ENV, "correct horse")
+    assert _room(tmp_path).password == "correct horse"
+    monkeypatch.setenv(PASSWORD_ENV, "short")
+    with pytest.raises(LabError, match=f"{PASSWORD_ENV} must be at least 8 characters"):
+        _room(tmp_path)
+
+
+def test_a_port_in_use_is_refused(tmp_path):
+    with socket.socket() as busy:
+        busy.bind((LOOPBACK, 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        assert not port_is_free(port)
+        with pytest.raises(LabError, match=f"port {port} on 127.0.0.1 is in use"):
+            Classroom.create(tmp_path, (), port, "/usr/bin/true")
+    assert port_is_free(port)
+
+
+def test_free_ports_are_distinct_and_avoid_the_public_one():
+    ports = free_ports(5, avoid=8000)
+    assert len(set(ports)) == 5 and 8000 not in ports
+
+
+def test_no_settings_is_not_a_class_folder(tmp_path):
+    with pytest.raises(LabError, match="is not a class folder"):
+        Classroom.load(tmp_path)
+
+
+DEEP = "[" * 100_000 + "]" * 100_000
+REPLACEMENTS: list[Any] = [None, True, 0, -1, 70000, 10**40, 1.5, "", "x", [], {}, ["Ada"], [1]]
+
+
+@settings(max_examples=200, derandomize=True, deadline=None)
+@given(st.data())
+def test_fuzz_settings_file_loads_or_lab_error(tmp_path_factory, data):
+    folder = tmp_path_factory.mktemp("fuzz")
+    saved = json.loads(_room(folder).save().read_text())
+    kind = data.draw(st.sampled_from(["drop", "retype", "renest", "truncate", "deep", "text"]))
+    where = data.draw(st.sampled_from(list(paths(saved))))
+    parent = saved
+    for key in where[:-1]:
+        parent = parent[key]
+    text = None
+    if kind == "drop":
+        del parent[where[-1]]
+    elif kind == "deep":
+        parent[where[-1]] = "\u2603"
+        text = json.dumps(saved).replace('"\\u2603"', DEEP)
+    elif kind == "text":
+        text = data.draw(st.sampled_from(["", "[]", "null", "{", '{"port": NaN}', "\ud800"]))
+    else:
+        reshape(parent, where[-1], kind, data.draw(st.sampled_from(REPLACEMENTS)),
+                data.draw(st.integers(0, 9)))
+    (folder / "class" / "classroom.json").write_text(
+        text if text is not None else json.dumps(saved), errors="surrogatepass")
+    try:
+        room = Classroom.load(folder / "class")
+    except LabError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert all(isinstance(getattr(room, f), int) for f in ("port", "hub_port", "proxy_api_port"))
+    assert all(isinstance(n, str) for n in room.students)
+
+
+def _config(room: Classroom, monkeypatch) -> Config:
+    """What JupyterHub reads from classroom/jupyterhub_config.py for this class."""
+    room.save()
+    monkeypatch.setenv(SETTINGS_ENV, str(room.class_dir))
+    config = Config()
+    runpy.run_path(str(CONFIG), {"get_config": lambda: config})
+    return config
+
+
+def test_the_hub_config_loopback_logins_spawner_and_token(tmp_path, monkeypatch):
+    room = _room(tmp_path)
+    c = _config(room, monkeypatch)
+    assert c.JupyterHub.bind_url == room.url
+    assert c.JupyterHub.hub_bind_url == f"http://127.0.0.1:{room.hub_port}"
+    assert c.ConfigurableHTTPProxy.api_url == f"http://127.0.0.1:{room.proxy_api_port}"
+    assert c.ConfigurableHTTPProxy.command == [room.proxy]
+    assert c.JupyterHub.authenticator_class == "shared-password"
+    assert c.SharedPasswordAuthenticator.user_password == room.password
+    assert c.SharedPasswordAuthenticator.admin_password == room.admin_password
+    assert c.Authenticator.allowed_users == {"ada", "grace"}
+    assert c.Spawner.cmd == [sys.executable, "-m", "jupyterhub.singleuser"]
+    assert ("--allow-root" in c.Spawner.args) == (os.geteuid() == 0)
+    assert c.SimpleLocalProcessSpawner.home_dir_template == str(room.homes / "{username}")
+    [service] = c.JupyterHub.services
+    assert service["api_token"] == room.instructor_token
+    assert c.JupyterHub.load_roles[0]["services"] == [service["name"]]
+
+
+def test_the_hub_config_copies_the_handout_on_first_start(tmp_path, monkeypatch):
+    room = _room(tmp_path)
+    (room.handout / "notebooks").mkdir(parents=True)
+    (room.handout / "notebooks" / "03_batching.ipynb").write_text("{}")
+    c = _config(room, monkeypatch)
+
+    class Spawner:
+        home_dir = str(room.homes / "ada")
+
+    c.Spawner.pre_spawn_hook(Spawner())
+    assert (room.homes / "ada" / "notebooks" / "03_batching.ipynb").read_text() == "{}"
+
+
+def test_the_handout_is_copied_once_never_over_a_students_work(tmp_path):
+    handout, home = tmp_path / "handout", tmp_path / "students" / "ada"
+    (handout / "notebooks").mkdir(parents=True)
+    (handout / "notebooks" / "01.ipynb").write_text("handout")
+    assert give_handout(handout, home)
+    assert (home / MARKER).is_file()
+    (home / "notebooks" / "01.ipynb").write_text("my work")
+    (home / "notebooks" / "mine.py").write_text("x = 1")
+    assert not give_handout(handout, home)
+    assert (home / "notebooks" / "01.ipynb").read_text() == "my work"
+    with pytest.raises(LabError, match=r"handout .* is missing"):
+        give_handout(tmp_path / "nowhere", tmp_path / "students" / "grace")
+
+
+def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
+    room = prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en", "/bin/true")
+    assert Classroom.load(tmp_path / "class") == room
+    assert json.loads((room.handout / MANIFEST).read_text())["language"] == "en"
+    assert (room.handout / "notebooks" / "03_batching.ipynb").is_file()
+    assert not (room.handout / "notebooks" / "solutions").exists()
+    text = banner(room)
+    assert room.url in text and room.password in text
+    assert f"keel-course classroom collect {room.class_dir}" in text
+    with pytest.raises(LabError, match="no handout in language 'xx'"):
+        prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "xx", "/bin/true")
+
+
+def test_no_jupyterhub_is_one_line(tmp_path, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "jupyterhub" else real(name, *a))
+    with pytest.raises(LabError, match=r"not installed: pip install 'keel-lab\[classroom\]'"):
+        prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en", "/bin/true")
+
+
+def test_the_proxy_must_be_executable(tmp_path):
+    plain = tmp_path / "configurable-http-proxy"
+    plain.write_text("#!/bin/sh\n")
+    with pytest.raises(LabError, match=r"configurable-http-proxy not found at .*make classroom"):
+        find_proxy(plain)
+    plain.chmod(0o755)
+    assert find_proxy(plain) == str(plain.resolve())
+    with pytest.raises(LabError, match="configurable-http-proxy not found"):
+        find_proxy(tmp_path)  # a folder is searchable, not executable
+
+
+def _class(tmp_path: Path) -> Path:
+    homes = tmp_path / "students"
+    for name in ("ada", "grace"):
+        notebooks = homes / name / "notebooks"
+        (notebooks / ".ipynb_checkpoints").mkdir(parents=True)
+        (notebooks / "03_batching.ipynb").write_text(name)
+        (notebooks / "01_history.ipynb").write_text(name)
+        (notebooks / ".ipynb_checkpoints" / "03_batching-checkpoint.ipynb").write_text("old")
+        (homes / name / ".local").mkdir()
+        (homes / name / ".local" / "x.ipynb").write_text("hidden")
+    (homes / "grace" / "notebooks" / "02_pairing.ipynb").symlink_to(
+        homes / "ada" / "notebooks" / "03_batching.ipynb")
+    return homes
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_collect_copies_every_students_saved_notebooks(tmp_path):
+    homes = _class(tmp_path)
+    when = datetime(2026, 11, 30, 14, 5, 9, tzinfo=UTC)
+    folder = collect(homes, tmp_path / "collected", now=when)
+    assert folder == tmp_path / "collected" / "20261130-140509"
+    assert _files(folder) == [
+        "ada/notebooks/01_history.ipynb", "ada/notebooks/03_batching.ipynb",
+        "grace/notebooks/01_history.ipynb", "grace/notebooks/03_batching.ipynb"]
+    assert (folder / "grace" / "notebooks" / "03_batching.ipynb").read_text() == "grace"
+    again = collect(homes, tmp_path / "collected", "03_batching", now=when)
+    assert again.name == "20261130-140509-1"
+    assert _files(again) == ["ada/notebooks/03_batching.ipynb",
+                             "grace/notebooks/03_batching.ipynb"]
+
+
+def test_a_folder_that_cannot_be_written_is_one_line(tmp_path):
+    homes = _class(tmp_path)
+    (tmp_path / "collected").write_text("a file, not a folder")
+    with pytest.raises(LabError, match=r"cannot collect into .*collected/2"):
+        collect(homes, tmp_path / "collected")
+    room = Classroom.create(tmp_path / "collected" / "class", (), free_ports(1, avoid=0)[0], "x")
+    with pytest.raises(LabError, match=r"cannot write .*classroom\.json"):
+        room.save()
+
+
+def test_collect_refuses_a_missing_class_and_an_odd_chapter(tmp_path):
+    with pytest.raises(LabError, match="no students' folders"):
+        collect(tmp_path / "students", tmp_path / "collected")
+    with pytest.raises(LabError, match=r"'\.\./x' is not a chapter's name"):
+        collect(_class(tmp_path), tmp_path / "collected", "../x")
+
+
+def test_grade_runs_keel_lab_grade_with_the_gradebook_beside_the_notebooks(tmp_path, monkeypatch):
+    seen: list[list[str]] = []
+
+    class Done:
+        returncode = 0
+
+    def run(argv, check):
+        seen.append(argv)
+        return Done()
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert grade(tmp_path, timeout=30, jobs=2) == 0
+    assert seen == [[sys.executable, "-m", "keel_course.cli", "grade", str(tmp_path), "--csv",
+                     str(tmp_path / GRADEBOOK), "--timeout", "30", "--jobs", "2"]]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["start", "{tmp}/missing.txt", "{tmp}/class"], "cannot read the roster"),
+    (["collect", "{tmp}/class"], "no students' folders"),
+    (["collect", "{tmp}", "--chapter", "a/b"], "is not a chapter's name"),
+])
+def test_commands_say_what_is_wrong_in_one_line(tmp_path, capsys, argv, message):
+    (tmp_path / "students").mkdir(exist_ok=True)
+    assert main(["classroom", *(a.format(tmp=tmp_path) for a in argv)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("keel-course: error: ") and message in err and err.count("\n") == 1
+
+
+def test_a_port_out_of_range_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["classroom", "start", "r.txt", str(tmp_path), "--port", "70000"])
+    assert exit_.value.code == 2
+    assert "'70000' is not a port" in capsys.readouterr().err
+
+
+class FakeSocket:
+    """The kernel's websocket: the messages it will send, and what was sent to it."""
+
+    def __init__(self, replies: list[dict[str, Any]]) -> None:
+        self.replies, self.sent = replies, []
+
+    def send(self, text: str) -> None:
+        self.sent.append(json.loads(text))
+        parent = {"msg_id": self.sent[-1]["header"]["msg_id"]}
+        self.replies = [r | {"parent_header": r.get("parent_header", parent)}
+                        for r in self.replies]
+
+    def settimeout(self, seconds: float) -> None:
+        assert seconds > 0
+
+    def recv(self) -> str:
+        return json.dumps(self.replies.pop(0))
+
+
+def test_a_cell_s_outputs_in_notebook_form_once_the_kernel_is_idle():
+    socket_ = FakeSocket([
+        {"msg_type": "stream", "content": {"name": "stdout", "text": "other"},
+         "parent_header": {"msg_id": "someone else's"}},
+        {"msg_type": "status", "content": {"execution_state": "busy"}},
+        {"msg_type": "stream", "content": {"name": "stdout", "text": "hi\n"}},
+        {"msg_type": "execute_result", "content": {"data": {"text/plain": "2"},
+                                                   "execution_count": 1}},
+        {"msg_type": "error", "content": {"ename": "E", "evalue": "v", "traceback": []}},
+        {"msg_type": "execute_reply", "content": {"status": "error"}},
+        {"msg_type": "status", "content": {"execution_state": "idle"}},
+    ])
+    outputs = Kernel("k", socket_).execute("print('hi'); 1 + 1")
+    assert socket_.sent[0]["content"]["code"] == "print('hi'); 1 + 1"
+    assert outputs == [
+        {"output_type": "stream", "name": "stdout", "text": "hi\n"},
+        {"output_type": "execute_result", "data": {"text/plain": "2"}, "metadata": {},
+         "execution_count": 1},
+        {"output_type": "error", "ename": "E", "evalue": "v", "traceback": []}]
+    assert socket_.replies == []
+
+
+def test_the_kubernetes_files_agree_with_the_local_class(tmp_path, monkeypatch):
+    """classroom/'s files for Zero-to-JupyterHub cannot run here; they must at least say what
+    the local class says: the login, the instructor's role, the marker file, the entry point."""
+    import yaml
+
+    local = _config(_room(tmp_path), monkeypatch)
+    classroom = CONFIG.parent
+    values = yaml.safe_load((classroom / "z2jh-values.yaml").read_text())
+    hub = Config(values["hub"]["config"])
+    assert hub.JupyterHub.authenticator_class == local.JupyterHub.authenticator_class
+    assert set(hub.SharedPasswordAuthenticator.admin_users) == set(
+        local.SharedPasswordAuthenticator.admin_users)
+    [role] = local.JupyterHub.load_roles
+    assert values["hub"]["loadRoles"] == {role["name"]: {"scopes": role["scopes"],
+                                                         "services": role["services"]}}
+    assert list(values["hub"]["services"]) == [s["name"] for s in local.JupyterHub.services]
+    entrypoint = classroom / "handout-entrypoint.sh"
+    assert f'"$HOME/{MARKER}"' in entrypoint.read_text() and os.access(entrypoint, os.X_OK)
+    dockerfile = (classroom / "Dockerfile").read_text()
+    assert 'ENTRYPOINT ["/usr/local/bin/handout-entrypoint.sh"]' in dockerfile
+    assert "keel-course handout /srv/keel-lab/handout" in dockerfile
+
+
+def test_a_moved_class_folder_is_still_a_class(tmp_path):
+    room = _room(tmp_path)
+    room.save()
+    moved = room.class_dir.rename(tmp_path / "moved")
+    assert Classroom.load(moved).class_dir == moved.resolve()
+    assert Classroom.load(moved).instructor_token == room.instructor_token
+
+
+def test_collect_command_grades_the_collection(tmp_path, monkeypatch, capsys):
+    _class(tmp_path)
+
+    class Done:
+        returncode = 0
+
+    def run(argv, check):  # keel-course grade, as the grading tests run it for real
+        Path(argv[argv.index("--csv") + 1]).write_text("path,chapter\n")
+        return Done()
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert main(["classroom", "collect", str(tmp_path), "--chapter", "03_batching"]) == 0
+    collected, gradebook = capsys.readouterr().out.splitlines()
+    folder = Path(collected.removeprefix("collected: "))
+    assert folder.parent == tmp_path / "collected"
+    assert gradebook == f"gradebook: {folder / GRADEBOOK}"
+    assert _files(folder) == ["ada/notebooks/03_batching.ipynb",
+                              "grace/notebooks/03_batching.ipynb", GRADEBOOK]

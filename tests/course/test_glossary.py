@@ -1,0 +1,120 @@
+"""The glossary convention: every term has its entry, every link lands, and every chapter links
+(or defines) a term no later than the cell where its prose first uses it."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+GLOSSARY = NOTEBOOKS / "glossary.md"
+SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))
+
+# The shared convention: the words a chapter may use for a term, and the term's slug.
+TERMS = {
+    "turn": ("turn",), "step": ("step",), "tool-call": ("tool call",),
+    "tool-message": ("tool message",), "history": ("history",), "call-id": ("call id",),
+    "index": ("index",), "delta": ("delta", "fragment"), "chunk": ("chunk",),
+    "stream": ("stream",), "wire-format": ("wire format",), "provider": ("provider",),
+    "finish-reason": ("finish reason",), "assembler": ("assembler",),
+    "executable": ("executable",), "executor": ("executor",), "batch": ("batch",),
+    "concurrency-safe": ("concurrency-safe",), "side-effect": ("side effect",),
+    "idempotent": ("idempotent",), "lock": ("lock",), "business-error": ("business error",),
+    "approval": ("approval",), "partial-success": ("partial success",), "status": ("status",),
+    "outcome": ("outcome",), "error-code": ("error code",), "pairing": ("pairing",),
+    "coroutine": ("coroutine",), "task": ("task",), "gather": ("gather",),
+    "as_completed": ("as_completed",), "virtual-clock": ("virtual clock",),
+    "policy": ("policy",), "quirk": ("quirk",), "sdk": ("SDK",),
+    "json-schema": ("JSON Schema",),
+}
+LINK = re.compile(r"\]\(glossary\.md#([^)\s]*)\)")
+
+
+def slug(heading: str) -> str:
+    """JupyterLab's heading id, as the convention states it: lowercase, spaces to hyphens,
+    punctuation other than hyphens and underscores dropped."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def headings() -> list[str]:
+    return re.findall(r"^###\s+(.+?)\s*$", GLOSSARY.read_text(encoding="utf-8"), flags=re.M)
+
+
+def markdown_cells(path: Path) -> list[str]:
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return ["".join(c["source"]) if c["cell_type"] == "markdown" else ""
+            for c in nb["cells"]]
+
+
+def prose(cell: str) -> str:
+    """The words a reader meets as prose: no fenced code, code spans, headings or link targets."""
+    text = re.sub(r"```.*?```", " ", cell, flags=re.S)
+    text = re.sub(r"`[^`]*`", " ", text)
+    text = re.sub(r"^[ \t]*#.*$", " ", text, flags=re.M)
+    return re.sub(r"\]\([^)]*\)", "]", text)
+
+
+def uses(text: str, words: tuple[str, ...]) -> bool:
+    """A whole-word use of the term, singular or plural, any case."""
+    return any(re.search(rf"(?<![\w-]){re.escape(w)}(?:s|es)?(?![\w-])", text, flags=re.I)
+               for w in words)
+
+
+def unlinked_first_uses(cells: list[str]) -> list[str]:
+    """Each term whose first use in prose comes before the first cell that links it."""
+    late = []
+    for term_slug, words in TERMS.items():
+        first_use = next((i for i, c in enumerate(cells) if uses(prose(c), words)), None)
+        if first_use is None:
+            continue
+        first_link = next((i for i, c in enumerate(cells) if term_slug in LINK.findall(c)),
+                          None)
+        if first_link is None or first_link > first_use:
+            late.append(f"{term_slug} (first used in cell {first_use}, "
+                        f"linked {'never' if first_link is None else f'in cell {first_link}'})")
+    return late
+
+
+def test_slugs_follow_jupyterlab_heading_ids():
+    assert slug("tool call") == "tool-call"
+    assert slug("JSON Schema") == "json-schema"
+    assert slug("as_completed") == "as_completed"
+    assert slug("concurrency-safe") == "concurrency-safe"
+    assert slug("SDK?") == "sdk"
+
+
+def test_every_term_has_one_entry_and_every_entry_is_a_term():
+    found = [slug(h) for h in headings()]
+    assert sorted(found) == sorted(TERMS), "one ### heading per convention term"
+    assert len(found) == len(set(found))
+    assert not re.search(r"^##\s", GLOSSARY.read_text(encoding="utf-8"), flags=re.M), \
+        "terms are ### headings; no other sections"
+
+
+def test_glossary_cross_links_land():
+    targets = re.findall(r"\]\(#([^)]*)\)", GLOSSARY.read_text(encoding="utf-8"))
+    assert targets, "related terms are cross-linked"
+    assert set(targets) <= set(TERMS)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_glossary_links_in_chapters_land(path):
+    links = [s for cell in markdown_cells(path) for s in LINK.findall(cell)]
+    assert set(links) <= set(TERMS), sorted(set(links) - set(TERMS))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_each_term_is_linked_at_its_first_use(path):
+    assert unlinked_first_uses(markdown_cells(path)) == []
+
+
+def test_first_use_rule_reads_prose_only():
+    cells = ["# A turn heading\nThe `executor` in code.",
+             "Each [turn](glossary.md#turn) is one response.",
+             "Two turns, one executor."]
+    assert unlinked_first_uses(cells) == ["executor (first used in cell 2, linked never)"]
+    assert unlinked_first_uses(["Fragments arrive.", "[delta](glossary.md#delta)"]) == [
+        "delta (first used in cell 0, linked in cell 1)"]
+    assert uses("Tool Calls", ("tool call",))
+    assert uses("Batches run", ("batch",)) and not uses("batching", ("batch",))

@@ -1,0 +1,186 @@
+"""The course itself: conventions, the two editions, and learner notebooks failing unsolved."""
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from keel_course.editions import (
+    PROGRESS_CELLS,
+    STUB,
+    exercises,
+    fill_solutions,
+    learner_edition,
+    problems,
+    strip_solutions,
+    unmarked,
+)
+from keel_lab.course.cells import CHECK_MARK, source, tags
+
+ROOT = Path(__file__).resolve().parents[2] / "notebooks"
+SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
+
+
+def load(path):
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_eight_chapters_and_their_exercises():
+    assert [p.name[:2] for p in SOLUTIONS] == ["01", "02", "03", "04", "05", "06", "07", "08"]
+    names = [name for p in SOLUTIONS for name in exercises(load(p))]
+    assert names == ["answer_all", "count_in_order", "pair_results", "make_batches",
+                     "is_executable", "run_status", "collect_batch", "answer_responses"]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_chapter_conventions(path):
+    nb = load(path)
+    assert problems(nb) == []
+    text = [source(c) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert "After this chapter you can" in text[0]
+    assert any(t.startswith("## Checkpoint questions") and "<details>" in t for t in text)
+    assert any(t.startswith("## Summary") for t in text)
+    outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c["outputs"]]
+    assert any("image/png" in o.get("data", {}) for o in outputs), "at least one plot"
+    widget_cells = [c for c in nb["cells"] if "widget" in tags(c)]
+    assert widget_cells and all(source(c).startswith("# NBVAL_IGNORE_OUTPUT")
+                                for c in widget_cells)
+    code = [c for c in nb["cells"] if c["cell_type"] == "code" and "widget" not in tags(c)]
+    assert all(c["execution_count"] for c in code), "saved with outputs (make notebooks)"
+    assert not [o for c in code for o in c["outputs"] if o["output_type"] == "error"]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_learner_edition_is_in_sync(path):
+    learner = ROOT / path.name
+    assert load(learner) == learner_edition(load(path)), "run `make notebooks`"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=lambda p: p.name)
+def test_learner_edition_has_stubs_and_no_saved_verdicts(path):
+    solution, learner = load(path), load(ROOT / path.name)
+    chapter, progress = learner["cells"][:len(solution["cells"])], \
+        learner["cells"][len(solution["cells"]):]
+    assert progress == (PROGRESS_CELLS if exercises(solution) else [])
+    for s, lc in zip(solution["cells"], chapter, strict=True):
+        if "exercise" in tags(s):
+            assert STUB in source(lc) and "### BEGIN SOLUTION" not in source(lc)
+            assert lc["outputs"] == []
+        elif "check" in tags(s):  # judged by what check raises, never by saved output
+            assert lc["outputs"] == [] and lc["execution_count"] is None
+            assert CHECK_MARK not in source(lc) and source(lc) == unmarked(source(s))
+        elif "observe" in tags(s):  # the learner writes the fault; no outcome shows ahead
+            assert STUB in source(lc) and "### BEGIN SOLUTION" not in source(lc)
+            assert lc["outputs"] == [] and s["outputs"]
+        elif "prediction" in tags(s):  # the solution's letter is not given away
+            assert re.search(r'= "[A-F]"', source(s)) and '= ""' in source(lc)
+            assert not re.search(r'= "[A-F]"', source(lc))
+        else:
+            assert lc == s
+
+
+def test_strip_solutions_keeps_indentation_and_the_rest():
+    text = 'def f(x):\n    """Doc."""\n    ### BEGIN SOLUTION\n    return x\n    ### END SOLUTION\n'
+    assert strip_solutions(text) == f'def f(x):\n    """Doc."""\n    {STUB}\n'
+
+
+def test_fill_solutions_restores_every_exercise():
+    for path in SOLUTIONS:
+        solution = load(path)
+        filled = fill_solutions(load(ROOT / path.name), solution)
+        assert [unmarked(source(c)) for c in filled["cells"][:len(solution["cells"])]] == \
+            [unmarked(source(c)) for c in solution["cells"]]
+
+
+def test_problems_catch_broken_conventions():
+    nb = {"cells": [
+        {"cell_type": "code", "metadata": {"tags": ["exercise"]},
+         "source": "def a():\n    pass\ndef b():\n    pass\n"},
+        {"cell_type": "code", "metadata": {"tags": ["check"]}, "source": "check(a)"},
+    ]}
+    assert problems(nb) == [
+        "cell 0: an exercise cell defines exactly one top-level function",
+        "cell 0: an exercise cell has one ### BEGIN SOLUTION ... ### END SOLUTION block",
+        "cell 1: a check cell starts with # NBVAL_CHECK_OUTPUT",
+    ]
+
+
+def _execute(nb):
+    node = nbformat.reads(json.dumps(nb), as_version=4)
+    NotebookClient(node, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(ROOT)}}).execute()
+    return node
+
+
+def _stream_text(outputs):
+    return "".join(source({"source": o.get("text", "")}) for o in outputs)
+
+
+EXERCISED = [p for p in SOLUTIONS if exercises(load(p))]
+
+
+@pytest.mark.parametrize("path", EXERCISED, ids=lambda p: p.name)
+def test_unsolved_learner_notebook_fails_exactly_at_its_checks(path):
+    run = _execute(load(ROOT / path.name))
+    for cell in run.cells:
+        if cell.cell_type != "code" or "widget" in tags(cell):
+            continue
+        errors = [o for o in cell.outputs if o.output_type == "error"]
+        if "check" in tags(cell):
+            assert [e.ename for e in errors] == ["ExerciseNotPassed"], source(cell)
+            assert "not implemented yet" in errors[0].evalue
+            assert "NOT YET" in _stream_text(cell.outputs)
+        else:
+            assert not errors, source(cell)
+
+
+WRONG_RUN_STATUS = '''def run_status(codes):
+    for code in codes:  # returns at the first pause, before a later crash
+        if code == "approval_required":
+            return "waiting_for_approval"
+        if code in {"unknown_tool", "tool_internal_error", "invalid_tool_output"}:
+            return "failed"
+    return "completed"
+'''
+
+
+def _make_check(tmp_path, nb):
+    """`make check`'s command on one learner notebook (with the course's conftest), piped."""
+    (tmp_path / "conftest.py").write_text((ROOT / "conftest.py").read_text())
+    (tmp_path / "05_partial_success.ipynb").write_text(json.dumps(nb))
+    makefile = (ROOT.parent / "Makefile").read_text()
+    flags = makefile.split("$(BIN)/pytest --nbval-lax")[1].split("$(LEARNER)/*.ipynb")[0].split()
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "--nbval-lax", *flags, "05_partial_success.ipynb"],
+        capture_output=True, text=True, cwd=tmp_path)
+
+
+CHAPTER_5 = ROOT / "05_partial_success.ipynb"
+
+
+def test_make_check_passes_a_right_answer_and_says_so(tmp_path):
+    solution = load(ROOT / "solutions" / CHAPTER_5.name)
+    result = _make_check(tmp_path, fill_solutions(load(CHAPTER_5), solution))
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.splitlines()[-2] == (
+        "05_partial_success.ipynb, cell 15 (Exercise 5 - the run's status): run_status: PASSED")
+
+
+def test_make_check_fails_a_wrong_answer_with_its_first_hint_in_plain_text(tmp_path):
+    nb = load(CHAPTER_5)
+    exercise = next(c for c in nb["cells"] if "exercise" in tags(c))
+    exercise["source"] = WRONG_RUN_STATUS
+    result = _make_check(tmp_path, nb)
+    assert result.returncode == 1
+    assert "\x1b[" not in result.stdout and "Traceback" not in result.stdout
+    assert "Cell outputs differ" not in result.stdout
+    assert result.stdout.splitlines()[-2] == (
+        "05_partial_success.ipynb, cell 15 (Exercise 5 - the run's status): run_status: "
+        "NOT YET - a pause and a crash: fatal outranks a pause ['approval_required', "
+        "'tool_internal_error']: expected 'failed', got 'waiting_for_approval'")
+    assert "1 failed" in result.stdout.splitlines()[-1]

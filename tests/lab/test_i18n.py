@@ -1,0 +1,179 @@
+"""The package's messages in two languages: the runtime, and a catalog that cannot go stale."""
+# ruff: noqa: RUF001 - the expected Chinese lines use Chinese punctuation
+
+import io
+import re
+import string
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir, extract_from_file
+from babel.messages.pofile import read_po
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_install import _run, installed, wheel  # noqa: F401 - the wheel and its install
+
+from keel_lab.core.errors import LabError
+from keel_lab.course import i18n
+from keel_lab.course.checks.partial_success import verify_run_status
+from keel_lab.course.checks.verdict import Verdict
+from keel_lab.course.i18n import _, language, set_language, translations
+from keel_lab.course.progress import Progress
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "keel_lab"
+POT = PACKAGE / "locale" / "keel_lab.pot"
+PO = PACKAGE / "locale" / "zh_CN" / "LC_MESSAGES" / "keel_lab.po"
+
+
+@pytest.fixture(autouse=True)
+def english(monkeypatch):
+    """Every test starts in the environment's default, English, and leaves it so."""
+    monkeypatch.delenv(i18n.ENV, raising=False)
+    monkeypatch.setattr(i18n, "_chosen", None)
+
+
+def marked() -> set[str]:
+    """Every message marked `_()`/`N_()` now, extracted the way `make messages` does."""
+    found = [m for _file, _line, m, _comments, _context in
+             extract_from_dir(PACKAGE, method_map=[("**.py", "python")])]
+    found += [m for _line, m, _comments, _context in
+              extract_from_file("python", ROOT / "notebooks" / "conftest.py")]
+    return {m for m in found if isinstance(m, str)}
+
+
+def catalog_of(path: Path) -> dict[str, object]:
+    with path.open("rb") as f:
+        return {m.id: m for m in read_po(f) if m.id}
+
+
+def fields(text: str) -> list[str]:
+    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+
+
+def test_english_is_the_source_and_the_default():
+    assert language() == "en"
+    assert _("PASSED") == "PASSED"
+    assert _("a message no catalog has") == "a message no catalog has"
+
+
+def test_chinese_from_the_environment_or_set_language(monkeypatch):
+    monkeypatch.setenv(i18n.ENV, "zh")
+    assert language() == "zh" and _("PASSED") == "通过"
+    set_language("en")
+    assert _("PASSED") == "PASSED"  # the call outranks the environment
+    set_language("zh")
+    assert _("a message no catalog has") == "a message no catalog has"  # falls back
+
+
+def test_a_template_is_translated_then_formatted():
+    set_language("zh")
+    line = _("{n} of {total} exercises passed").format(n=3, total=8)
+    assert line == "8 个练习中已通过 3 个"
+
+
+@pytest.mark.parametrize("code", ["fr", "ZH", "zh_CN", "", "en "])
+def test_an_unknown_language_is_one_clear_line(code, monkeypatch):
+    with pytest.raises(LabError, match=r"^set_language: unknown language .*choose one of en, zh$"):
+        set_language(code)
+    if code:
+        monkeypatch.setenv(i18n.ENV, code)
+        with pytest.raises(LabError, match=rf"^{i18n.ENV}: unknown language") as err:
+            language()
+        assert "\n" not in str(err.value)
+
+
+@settings(max_examples=300, derandomize=True, database=None, deadline=None)
+@given(st.text(max_size=12) | st.sampled_from(["en", "zh", "zh-CN", "zh_Hans", "EN", "zh\n"]))
+def test_any_language_code_is_accepted_or_one_line_of_error(code):
+    """Whatever a learner types (or sets in KEEL_LAB_LANG): a language, or LabError in one
+    line; the current language is unchanged by a refused code."""
+    before = language()
+    try:
+        set_language(code)
+    except LabError as exc:
+        assert "\n" not in str(exc).replace(repr(code), "") and language() == before
+    else:
+        assert code in i18n.LOCALES and language() == code
+    i18n._chosen = None
+
+
+def test_a_fuzzy_or_empty_entry_falls_back_to_english():
+    po = io.BytesIO('''msgid ""
+msgstr "Content-Type: text/plain; charset=utf-8\\n"
+
+msgid "done"
+msgstr "完成"
+
+#, fuzzy
+msgid "running"
+msgstr "执行中"
+
+msgid "failed"
+msgstr ""
+'''.encode())
+    assert translations(po, "zh_CN") == {"done": "完成"}
+
+
+def test_the_template_holds_every_marked_message():
+    """`make messages` was run after the last change of a marked message."""
+    assert set(catalog_of(POT)) == marked()
+
+
+def test_the_chinese_catalog_translates_every_marked_message():
+    """A new message is missing and a changed one fuzzy until a translator has been there."""
+    entries = catalog_of(PO)
+    missing = sorted(m for m in marked() if m not in entries or not entries[m].string)
+    fuzzy = sorted(m for m in marked() if m in entries and entries[m].fuzzy)
+    assert missing == [] and fuzzy == []
+    assert len(marked()) > 200
+
+
+def test_translations_keep_placeholders_code_and_identifiers():
+    """The same `{fields}`; code in backticks and snake_case names (`tool_call_id`, error
+    codes) stay as they are."""
+    for msgid, entry in catalog_of(PO).items():
+        text = entry.string
+        assert fields(text) == fields(msgid), msgid
+        for kept in re.findall(r"`[^`]+`|\b[a-z]+(?:_[a-z]+)+\b", msgid):
+            assert kept in text, (msgid, kept)
+
+
+def test_verdicts_and_hints_in_chinese():
+    set_language("zh")
+    verdict = verify_run_status(lambda codes: "completed")
+    lines = verdict.lines()
+    assert lines[-1] == "run_status：尚未通过（7/14 项检查）"
+    assert "[FAIL] 一个等待审批的调用 [None, 'approval_required']：应为 'waiting_for_approval'，" \
+           "得到 'completed'" in lines
+    set_language("en")
+    assert verify_run_status(lambda codes: "completed").lines()[-1] == \
+        "run_status: NOT YET (7/14 checks)"
+
+
+def test_checks_not_tried_are_named_in_the_language_shown():
+    verdict = Verdict("x", ["a real run"])
+    set_language("zh")
+    assert verdict.lines() == ["[----] 一次真实运行: 未尝试（先修正第一个失败）",
+                               "x：尚未通过（0/1 项检查）"]
+
+
+def test_the_progress_table_in_chinese(tmp_path):
+    set_language("zh")
+    table = Progress(tmp_path / "p.json", {}).table()
+    head, columns = table.splitlines()[:2]
+    assert head.endswith("8 个练习中已通过 0 个（这里还没有运行过任何检查）")
+    assert columns.split() == ["章节", "练习", "状态", "时间", "最近的提示"]
+    assert "未尝试" in table and "not tried" not in table
+    set_language("en")
+    assert Progress(tmp_path / "p.json", {}).table().splitlines()[1].split() == [
+        "chapter", "exercise", "status", "when", "last", "hint"]
+
+
+def test_the_installed_wheel_carries_the_catalog_and_the_font(installed):  # noqa: F811
+    done = _run("from keel_lab.course.i18n import _, set_language; set_language('zh'); "
+                "from keel_lab.course import fonts, plots; import os; "
+                "print(_('PASSED'), os.path.getsize(fonts.font_path()) > 0)", installed)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["通过", "True"]
+

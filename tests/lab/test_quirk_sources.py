@@ -1,0 +1,36 @@
+"""The README's quirk table cites a file of the repository, with a public report per quirk (or,
+for a policy no public report asked for, the documentation or standard it rests on)."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOURCES = "docs/stream-quirks-sources.md"
+REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/"
+                    r"|platform\.openai\.com/docs/|platform\.claude\.com/docs/|ai\.google\.dev/"
+                    r"|www\.rfc-editor\.org/rfc/|html\.spec\.whatwg\.org/)")
+
+
+def _table(path: str, header: str) -> dict[str, str]:
+    """The rows of the markdown table whose header starts with `header`: first cell -> rest."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    rows = {}
+    for line in text[text.index(header):].splitlines()[2:]:
+        if not line.startswith("| "):
+            break
+        first, rest = line[2:].split(" | ", 1)
+        rows[first] = rest
+    return rows
+
+
+def test_the_readme_cites_the_sources_in_the_repository():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"]({SOURCES})" in readme and "shared/reference" not in readme
+
+
+def test_every_quirk_of_the_readme_has_its_reports():
+    quirks = _table("README.md", "| quirk (where each was reported")
+    cited = _table(SOURCES, "| quirk (README table)")
+    assert len(quirks) >= 14
+    assert sorted(cited) == sorted(quirks)
+    assert [q for q, reports in cited.items() if not REPORT.search(reports)] == []

@@ -1,0 +1,219 @@
+"""The official openai SDK on a real socket: recorded streams served by the replay server."""
+
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+import openai
+import pytest
+
+from keel_lab import LabError, Runner, incident_tools, validate_history
+from keel_lab.providers.openai_adapter import OpenAIChatAdapter
+from keel_lab.providers.replay import ReplayServer
+
+STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+TURNS = [STREAMS / "openai-chat/parallel_calls.sse", STREAMS / "openai-chat/answer.sse"]
+QUESTION = "Which is more severe, INC-001 or INC-002?"
+TOOLS = incident_tools()
+
+
+@pytest.fixture
+def server():
+    with ReplayServer(TURNS) as s:
+        yield s
+
+
+def test_streamed_run_end_to_end_over_http(server):
+    model = OpenAIChatAdapter("replay", server.url)
+    r = Runner(model, TOOLS, stream=True).run(QUESTION)
+    assert r.status == "completed" and r.answer.startswith("INC-001 is more severe")
+    assert [m.role for m in r.messages] == ["user", "assistant", "tool", "tool", "assistant"]
+    assert validate_history(r.messages) == []
+    second = server.requests[1]
+    assert second["stream"] is True
+    assert [m["role"] for m in second["messages"]] == ["user", "assistant", "tool", "tool"]
+    ids = [c["id"] for c in second["messages"][1]["tool_calls"]]
+    assert [m["tool_call_id"] for m in second["messages"][2:]] == ids
+    assert {t["function"]["name"] for t in second["tools"]} >= {"lookup_incident"}
+    assert model.last_diagnostics == []
+
+
+def test_non_streamed_run_gets_the_same_calls(server):
+    streamed = Runner(OpenAIChatAdapter("replay", server.url), TOOLS, stream=True).run(QUESTION)
+    plain = Runner(OpenAIChatAdapter("replay", server.url), TOOLS).run(QUESTION)
+    assert plain.messages == streamed.messages
+
+
+def test_server_rejects_a_broken_history_with_the_providers_text(server):
+    client = OpenAIChatAdapter("replay", server.url).client
+    with pytest.raises(openai.BadRequestError) as err:
+        client.chat.completions.create(model="replay", messages=[
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_x", "type": "function",
+                 "function": {"name": "f", "arguments": "{}"}}]},
+            {"role": "user", "content": "and?"}])
+    assert err.value.status_code == 400
+    assert "The following tool_call_ids did not have response messages: call_x" in str(
+        err.value)
+
+
+def test_quirky_stream_through_the_sdk_is_diagnosed():
+    with ReplayServer([STREAMS / "quirks/all_index_zero.sse", TURNS[1]]) as s:
+        model = OpenAIChatAdapter("replay", s.url)
+        r = Runner(model, TOOLS, stream=True).run(QUESTION)
+    assert r.status == "completed" and len(r.messages[1].tool_calls) == 2
+    assert [d.quirk for d in model.diagnostics[0]] == ["index_reused"]
+    assert model.last_diagnostics == []  # the answer turn was clean
+
+
+def test_truncated_stream_through_the_sdk_runs_nothing():
+    with ReplayServer([STREAMS / "quirks/truncated.sse"]) as s:
+        model = OpenAIChatAdapter("replay", s.url)
+        r = Runner(model, TOOLS, stream=True).run(QUESTION)
+    assert r.status == "failed" and "nothing was run" in r.error
+    assert not [e for e in r.events if e.kind.startswith("tool.")]
+    assert [d.quirk for d in model.last_diagnostics] == ["truncated"]
+
+
+def test_only_loopback():
+    with pytest.raises(LabError, match="loopback only"):
+        ReplayServer(TURNS, host="0.0.0.0")
+    with ReplayServer(TURNS) as s:
+        assert s.url.startswith("http://127.0.0.1:")
+
+
+def test_a_server_that_is_gone_fails_the_run_with_a_message():
+    with ReplayServer(TURNS) as s:
+        url = s.url
+    for stream in (False, True):
+        r = Runner(OpenAIChatAdapter("replay", url, timeout=2), TOOLS, stream=stream).run(QUESTION)
+        assert r.status == "failed" and "APIConnectionError" in r.error
+        assert "nothing was run" in r.error
+
+
+def _raw(server, data, wait=5.0):
+    """Send raw bytes to the server and read its whole answer."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=wait) as s:
+        s.sendall(data)
+        return _read_all(s)
+
+
+def _read_all(s):
+    chunks = []
+    while chunk := s.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _post(body: bytes, length: int | None = None) -> bytes:
+    n = len(body) if length is None else length
+    return (f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {n}\r\n\r\n"
+            ).encode() + body
+
+
+def _status(answer: bytes) -> int:
+    return int(answer.split(b" ", 2)[1])
+
+
+def _sockets() -> int:
+    """Open socket descriptors of this process (Linux), e.g. a server's or a connection's."""
+    count = 0
+    for fd in os.listdir("/proc/self/fd") if os.path.isdir("/proc/self/fd") else []:
+        with contextlib.suppress(OSError):  # the descriptor listdir itself used
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+    return count
+
+
+def test_a_server_never_started_holds_no_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    idle = ReplayServer(TURNS, port=port)
+    with socket.socket() as again:
+        again.bind(("127.0.0.1", port))  # free: the idle server did not take it
+    idle.close()
+    with pytest.raises(LabError, match="no address before it starts"):
+        _ = ReplayServer(TURNS).url  # closing an idle server is harmless
+
+
+def test_a_slow_request_gets_408_however_its_bytes_trickle():
+    with ReplayServer(TURNS, read_timeout=0.5) as s:
+        started = time.monotonic()
+        assert _status(_raw(s, _post(b'{"messages": [', length=100))) == 408
+        with socket.create_connection(("127.0.0.1", s.port), timeout=5) as c:
+            for byte in b"POST /v1/chat/completions HTTP/1.1\r\n":  # one byte per 0.1 s
+                try:
+                    c.sendall(bytes([byte]))
+                except OSError:
+                    break
+                time.sleep(0.1)
+            answer = _read_all(c)
+        assert _status(answer) == 408 and b"within 0.5 s" in answer
+        assert time.monotonic() - started < 4
+
+
+@pytest.mark.parametrize(("request_bytes", "status", "text"), [
+    (_post(b"", length=10**9), 413, b"larger than"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n", 411, b"Content-Length"),
+    (_post(b"[" * 100_000 + b"]" * 100_000), 400, b"nested deeper than"),
+    (_post(b'{"messages": [], "messages": []}'), 400, b"appears twice"),
+    (_post(b'{"messages": [{"role": "user", "content": NaN}]}'), 400, b"not a JSON number"),
+    (_post(b'{"messages": 3}'), 400, b"must be a list"),
+    (_post(b"\xff"), 400, b"unreadable request"),
+])
+def test_hostile_requests_get_a_clear_http_error(request_bytes, status, text):
+    with ReplayServer(TURNS, max_body=1_000_000) as s:
+        answer = _raw(s, request_bytes)
+        assert _status(answer) == status and text in answer
+        assert _status(_raw(s, _post(b'{"messages": [{"role": "user", "content": "q"}]}'))) \
+            == 200  # and the server still serves
+
+
+def test_the_request_log_keeps_only_the_newest():
+    with ReplayServer(TURNS, max_logged=3) as s:
+        for n in range(5):
+            body = json.dumps({"n": n, "messages": [{"role": "user", "content": "q"}]})
+            assert _status(_raw(s, _post(body.encode()))) == 200
+    assert [r["n"] for r in s.requests] == [2, 3, 4]
+
+
+def test_ipv6_loopback_works_or_says_why():
+    try:
+        server = ReplayServer(TURNS, host="::1").__enter__()
+    except LabError as exc:
+        assert "cannot listen on ::1" in str(exc)
+        return
+    try:
+        assert server.url.startswith("http://[::1]:")
+        with socket.create_connection(("::1", server.port), timeout=5) as c:
+            c.sendall(_post(b'{"messages": [{"role": "user", "content": "q"}]}'))
+            assert _status(_read_all(c)) == 200
+    finally:
+        server.close()
+
+
+def test_closing_leaves_no_thread_or_socket_even_with_stalled_clients():
+    threads, sockets = set(threading.enumerate()), _sockets()
+    with ReplayServer(TURNS, read_timeout=60) as s:
+        stalled = [socket.create_connection(("127.0.0.1", s.port), timeout=5)
+                   for _ in range(3)]
+        stalled[1].sendall(b"POST /v1/chat/comp")  # half a request line
+        stalled[2].sendall(_post(b'{"messages"', length=500))  # half a body
+        deadline = time.monotonic() + 5
+        while len(threading.enumerate()) < len(threads) + 1 + 2 * 3:  # serve loop, 3 x 2
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        started = time.monotonic()
+    assert time.monotonic() - started < 2  # not the 60 s read timeout
+    for c in stalled:
+        assert _read_all(c) == b""  # the server hung up
+        c.close()
+    assert set(threading.enumerate()) == threads
+    assert _sockets() == sockets
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", s.port), timeout=1).close()
