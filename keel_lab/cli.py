@@ -18,7 +18,8 @@ from typing import Any, TextIO
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
-from keel_lab.course.experiments import EXPERIMENTS, Params, Report
+from keel_lab.course.experiments.registry import EXPERIMENTS, Params
+from keel_lab.course.experiments.report import Report
 from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
 
 

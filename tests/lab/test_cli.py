@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from keel_lab.cli import BROKEN_PIPE, OUTPUT_FAILED, main
-from keel_lab.course.experiments import EXPERIMENTS, Report
+from keel_lab.course.experiments.registry import EXPERIMENTS
+from keel_lab.course.experiments.report import Report
 
 
 def test_pairing_json_has_the_promised_fields(capsys):

@@ -8,7 +8,6 @@ from keel_lab import LabError
 from keel_lab.core.clock import run_coroutine
 from keel_lab.core.ids import RunIds
 from keel_lab.core.streaming import cancel_after
-from keel_lab.course.experiments import EXPERIMENTS, Params
 from keel_lab.course.experiments.batching import timeline
 from keel_lab.course.experiments.block_close import (
     POLICIES,
@@ -29,6 +28,7 @@ from keel_lab.course.experiments.pairing import (
 )
 from keel_lab.course.experiments.partial_success import partial_success
 from keel_lab.course.experiments.providers import STREAMS, stream_report
+from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.experiments.streaming import (
     bad_sibling,
     cancellation,
@@ -43,7 +43,7 @@ def test_pairing_counts_follow_the_lesson():
     r = pairing(2000, 3, seed=1)
     s = r.data["strategies"]
     assert s["position_over_gather"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0}
-    assert s["call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0}
+    assert s["by_call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0}
     assert s["position_with_skip"]["trials_with_mismatch"] == 2000
     rate = s["position_over_completion"]["trials_with_mismatch"] / 2000
     assert abs(rate - theory(3)) < 0.03  # 1 - 1/3! within sampling error
@@ -58,7 +58,7 @@ def test_pairing_is_reproducible_and_seed_dependent():
 def test_acceptance_criterion_positional_errs_in_ten_runs_call_id_never():
     r = pairing(10, 3, seed=0).data["strategies"]
     assert r["position_over_completion"]["trials_with_mismatch"] >= 1
-    assert r["call_id"]["trials_with_mismatch"] == 0
+    assert r["by_call_id"]["trials_with_mismatch"] == 0
 
 
 def test_spread_sweep_rises_from_zero_towards_theory():
@@ -66,14 +66,14 @@ def test_spread_sweep_rises_from_zero_towards_theory():
     rates = [row["position_over_completion"] for row in rows]
     assert rates[0] == 0 and rates[0] < rates[1] < rates[2]
     assert abs(rates[2] - theory(3)) < 0.06
-    assert all(row["call_id"] == 0 for row in rows)
+    assert all(row["by_call_id"] == 0 for row in rows)
 
 
 def test_calls_sweep_tracks_one_minus_one_over_n_factorial():
     rows = calls_sweep((1, 2, 4), trials=600, seed=3).rows
     for row in rows:
         assert abs(row["position_over_completion"] - row["theory"]) < 0.06
-        assert row["call_id"] == 0
+        assert row["by_call_id"] == 0
     assert rows[0]["position_over_completion"] == 0
 
 
@@ -85,11 +85,11 @@ def test_order_gather_always_as_completed_about_one_over_n_factorial():
 
 def test_exceptions_experiment():
     s = exceptions(500, 3, seed=0, failure_rate=0.3).data["strategies"]
-    assert s["call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0,
-                            "unanswered_calls": 0}
-    assert s["gather"]["unanswered_calls"] > 0
-    assert s["gather"]["unanswered_calls"] % 3 == 0  # the whole turn is lost at once
-    filtered = s["gather_return_exceptions_filtered"]
+    assert s["by_call_id"] == {"trials_with_mismatch": 0, "mismatched_pairs": 0,
+                               "unanswered_calls": 0}
+    assert s["position_over_gather"]["unanswered_calls"] > 0
+    assert s["position_over_gather"]["unanswered_calls"] % 3 == 0  # the whole turn is lost
+    filtered = s["position_over_gather_filtered"]
     assert filtered["mismatched_pairs"] > filtered["unanswered_calls"] > 0
 
 
@@ -272,3 +272,8 @@ def test_gather_does_not_cancel_the_siblings_of_a_raising_call():
     assert plain["call-a"] == "ran to the end at 300 ms" and plain["results_lost"] == 2
     assert kept["caller_gets"] == "3 results at 300 ms" and kept["results_lost"] == 0
     assert group["call-a"] == group["call-c"] == "cancelled at 100 ms"
+
+
+def test_every_experiment_names_a_function_that_exists():
+    for experiment in EXPERIMENTS.values():
+        assert callable(experiment.function), experiment.name

@@ -11,7 +11,7 @@ from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from keel_lab.course import fonts, i18n
-from keel_lab.course.experiments import EXPERIMENTS, Params
+from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import PLOTS, plot
 
 ROOT = Path(__file__).resolve().parents[2]

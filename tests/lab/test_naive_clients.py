@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from keel_lab.cli import main
-from keel_lab.course.experiments import EXPERIMENTS, Params
 from keel_lab.course.experiments.naive_clients import (
     READINGS,
     compare,
@@ -18,6 +17,7 @@ from keel_lab.course.experiments.naive_clients import (
     turn,
 )
 from keel_lab.course.experiments.providers import stream_names
+from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import plot
 
 INC = [("lookup_incident", json.dumps({"incident_id": f"INC-00{n}"})) for n in (1, 2)]

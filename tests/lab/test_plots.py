@@ -1,7 +1,7 @@
 import pytest
 from matplotlib.figure import Figure
 
-from keel_lab.course.experiments import EXPERIMENTS, Params
+from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import PLOTS, plot
 
 

@@ -1,5 +1,5 @@
 from keel_lab.core.tables import format_table, printable
-from keel_lab.course.experiments import Report
+from keel_lab.course.experiments.report import Report
 
 
 def test_printable_escapes_controls_and_keeps_text():

@@ -1,6 +1,3 @@
-"""Every experiment of the lab by name, and the parameters each one takes from the CLI."""
-
-from keel_lab.course.experiments.registry import EXPERIMENTS, Experiment, Params
-from keel_lab.course.experiments.report import Progress, Report
-
-__all__ = ["EXPERIMENTS", "Experiment", "Params", "Progress", "Report"]
+"""The lab's experiments: `registry` names each one and the parameters it takes from the CLI,
+`report` is what each returns. Importing this package loads neither, so a check that borrows
+one experiment's module loads that module alone."""

@@ -1,27 +1,15 @@
-"""The experiments by name: each declares which parameters it takes from one `Params` object."""
+"""The experiments by name: each declares which parameters it takes from one `Params` object.
+
+An experiment's function is named, not imported: its module loads when it runs, so a command
+that runs none (`keel-lab assemble`, a check) loads none of them."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from keel_lab.course.experiments.batching import timeline
-from keel_lab.course.experiments.block_close import block_close
-from keel_lab.course.experiments.faults import faults
-from keel_lab.course.experiments.naive_clients import naive_clients
-from keel_lab.course.experiments.pairing import (
-    calls_sweep,
-    exceptions,
-    gather_siblings,
-    order,
-    pairing,
-    spread_sweep,
-)
-from keel_lab.course.experiments.partial_success import outcome_mix, partial_success
-from keel_lab.course.experiments.production import rendering, scheduling, screen
-from keel_lab.course.experiments.providers import quirks_report
 from keel_lab.course.experiments.report import Progress, Report
-from keel_lab.course.experiments.streaming import bad_sibling, cancellation, chunk_table
 from keel_lab.course.scenarios import compare_question
 
 
@@ -48,9 +36,16 @@ class Params:
 class Experiment:
     name: str
     summary: str
-    function: Callable[..., Report]
+    target: str  # "module:function" under keel_lab.course.experiments
     uses: tuple[str, ...] = ()  # names of `Params` passed as keyword arguments
     progress: tuple[str, int] | None = None  # (parameter, units per unit of it), if it reports
+
+    @property
+    def function(self) -> Callable[..., Report]:
+        module, name = self.target.split(":")
+        found: Callable[..., Report] = getattr(
+            importlib.import_module(f"keel_lab.course.experiments.{module}"), name)
+        return found
 
     def run(self, params: Params, progress: Progress | None = None) -> Report:
         kwargs: dict[str, object] = {name: getattr(params, name) for name in self.uses}
@@ -68,39 +63,41 @@ class Experiment:
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
     Experiment("pairing", "mismatched results per pairing strategy under random delays",
-               pairing, ("trials", "calls", "seed"), ("trials", 1)),
+               "pairing:pairing", ("trials", "calls", "seed"), ("trials", 1)),
     Experiment("spread", "mismatch rate as the delay spread grows",
-               spread_sweep, ("trials", "calls", "seed"), ("trials", 8)),
+               "pairing:spread_sweep", ("trials", "calls", "seed"), ("trials", 8)),
     Experiment("calls", "mismatch rate against the number of calls, with 1 - 1/n!",
-               calls_sweep, ("trials", "seed"), ("trials", 6)),
+               "pairing:calls_sweep", ("trials", "seed"), ("trials", 6)),
     Experiment("order", "completion order vs request order: as_completed and gather",
-               order, ("trials", "calls", "seed"), ("trials", 1)),
+               "pairing:order", ("trials", "calls", "seed"), ("trials", 1)),
     Experiment("exceptions", "a raising call under gather, return_exceptions and call ids",
-               exceptions, ("trials", "calls", "seed"), ("trials", 1)),
+               "pairing:exceptions", ("trials", "calls", "seed"), ("trials", 1)),
     Experiment("gather", "a raising call under gather: its siblings run on, their results are lost",
-               gather_siblings),
+               "pairing:gather_siblings"),
     Experiment("streaming", "the chunk table: when a streamed call becomes executable",
-               chunk_table, ("question", "seed")),
+               "streaming:chunk_table", ("question", "seed")),
     Experiment("cancellation", "a stream cancelled before its finish runs nothing",
-               cancellation, ("question", "seed")),
+               "streaming:cancellation", ("question", "seed")),
     Experiment("bad_json", "one call's bad JSON does not harm its siblings",
-               bad_sibling, ("question", "seed")),
+               "streaming:bad_sibling", ("question", "seed")),
     Experiment("block_close", "run each call at its block's close or at the end of the turn",
-               block_close, ("trials", "calls", "seed")),
+               "block_close:block_close", ("trials", "calls", "seed")),
     Experiment("partial", "business error, approval and internal error: three statuses",
-               partial_success, ("seed",)),
+               "partial_success:partial_success", ("seed",)),
     Experiment("outcomes", "run statuses as tool failures grow, lesson rule vs fail-fast",
-               outcome_mix, ("runs", "calls", "seed"), ("runs", 6)),
+               "partial_success:outcome_mix", ("runs", "calls", "seed"), ("runs", 6)),
     Experiment("quirks", "recorded real-world stream quirks and what the policies decide",
-               quirks_report),
+               "providers:quirks_report"),
     Experiment("naive_clients", "published client code's readings over the recorded streams: "
-               "calls lost or wrong", naive_clients),
-    Experiment("faults", "four injected faults beside the correct code", faults, ("seed",)),
+               "calls lost or wrong", "naive_clients:naive_clients"),
+    Experiment("faults", "four injected faults beside the correct code", "faults:faults",
+               ("seed",)),
     Experiment("timeline", "sequential vs concurrent batches on the virtual clock",
-               timeline, ("seed",)),
+               "batching:timeline", ("seed",)),
     Experiment("scheduling", "one turn sequentially, in batches and by dependency graph",
-               scheduling, ("seed",)),
-    Experiment("screen", "what a UI shows per call id, event by event", screen, ("seed",)),
+               "production:scheduling", ("seed",)),
+    Experiment("screen", "what a UI shows per call id, event by event", "production:screen",
+               ("seed",)),
     Experiment("rendering", "results rendered by arrival position vs by call id",
-               rendering, ("seed", "calls")),
+               "production:rendering", ("seed", "calls")),
 ]}
