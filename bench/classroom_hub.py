@@ -19,10 +19,12 @@ from pathlib import Path
 
 import psutil
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.driver import RunningClass, running_class
 from keel_course.classroom.hub import find_proxy
 from keel_course.classroom.settings import free_ports
 
+CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 STUDENTS = 6
 MB = 1024 * 1024
 
@@ -46,8 +48,8 @@ def main(students: int = STUDENTS) -> dict[str, str]:
         folder = Path(tmp)
         (folder / "roster.txt").write_text("")
         (port,) = free_ports(1, avoid=0)
-        with running_class(folder / "roster.txt", folder / "class", port, find_proxy(),
-                           folder / "hub.log") as hub:
+        with running_class(CHECKOUT, folder / "roster.txt", folder / "class", port,
+                           find_proxy(CHECKOUT), folder / "hub.log") as hub:
             hub.instructor.create_students(names)
             alone = _ready(hub, names[:1])
             together = _ready(hub, names[1:])

@@ -7,7 +7,7 @@ id the lab documents it assigns at the boundary (`ollama-call-<n>`, `gemini-call
 `tests/lab/test_expected_calls.py` holds the lab to it; `bench/assemblers.py` holds the official
 SDK's accumulator and langchain-core to it as well.
 
-Add one entry per new recording (path relative to keel_lab/data/streams). `runs` lists the calls
+Add one entry per new recording (path relative to data/streams). `runs` lists the calls
 that must run, in index order; `not_run` the calls the stream holds that must never run (an
 empty `runs` is "the turn runs nothing"); `why` says what the generator did, in one line.
 """
@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-STREAMS = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parent.parent / "data" / "streams"
 
 
 @dataclass(frozen=True)
@@ -258,6 +258,6 @@ EXPECTED: dict[str, Expected] = {
 
 
 def recordings() -> list[str]:
-    """Every recorded stream, as its path relative to keel_lab/data/streams."""
+    """Every recorded stream, as its path relative to data/streams."""
     return sorted(p.relative_to(STREAMS).as_posix() for p in STREAMS.rglob("*")
                   if p.is_file() and p.suffix in (".sse", ".jsonl"))

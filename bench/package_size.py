@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("keel_lab", "keel_course")
 HEAVY = ("keel_course", "jupyterhub", "nbgrader", "sphinx", "matplotlib")
-SAMPLE = "keel_lab/data/streams/openai-chat/parallel_calls.sse"
+SAMPLE = "data/streams/openai-chat/parallel_calls.sse"
 ENTRY_POINTS = {
     "import keel_lab": "import keel_lab",
     "keel-lab assemble": (
@@ -50,9 +50,7 @@ def sizes() -> dict[str, int]:
 
 
 def closure(code: str) -> tuple[int, list[str]]:
-    sample = next((p for p in (ROOT / "data" / SAMPLE.removeprefix("keel_lab/data/"),
-                               ROOT / SAMPLE) if p.exists()), ROOT / SAMPLE)
-    done = subprocess.run([sys.executable, "-c", PROBE.format(code=code), str(sample)],
+    done = subprocess.run([sys.executable, "-c", PROBE.format(code=code), str(ROOT / SAMPLE)],
                           capture_output=True, text=True, check=True, cwd=ROOT)
     modules = json.loads(done.stdout.splitlines()[-1])
     total = sum(lines(Path(f)) for n, f in modules

@@ -2,7 +2,11 @@
 
 `keel_lab.core` holds the lesson's rules, `keel_lab.providers` real providers' formats and
 clients, `keel_lab.course` the course's tooling (plots load matplotlib only when imported).
+The OpenAI conversions are named here too, but load on first use: a learner's check needs no
+provider's format.
 """
+
+from typing import Any
 
 from keel_lab.core.batching import make_batches
 from keel_lab.core.clock import run_coroutine
@@ -38,7 +42,6 @@ from keel_lab.core.streaming import (
 from keel_lab.core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.offline_model import OfflineAdapter
-from keel_lab.providers.openai_messages import from_openai, to_openai
 
 __all__ = [
     "FATAL_CODES", "Assembly", "AssistantMessage", "CallState", "Code", "Event", "Executor",
@@ -50,3 +53,11 @@ __all__ = [
     "make_batches", "parse_arguments", "readiness", "run_coroutine", "run_status", "to_openai",
     "validate_history",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("from_openai", "to_openai"):
+        from keel_lab.providers import openai_messages
+
+        return getattr(openai_messages, name)
+    raise AttributeError(f"module 'keel_lab' has no attribute {name!r}")

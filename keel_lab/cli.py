@@ -20,7 +20,7 @@ from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.experiments.report import Report
-from keel_lab.providers.formats import HISTORY_FORMATS, STREAM_FORMATS
+from keel_lab.providers.formats import ALIASES, HISTORY_FORMATS, STREAM_FORMATS
 
 
 def bounded(low: int, high: int) -> Callable[[str], int]:
@@ -32,6 +32,19 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
         return value
+
+    return parse
+
+
+def format_name(prog: str) -> Callable[[str], str]:
+    """A `--format` value, another name of a format (`openai`) read as its one name, with a note."""
+    def parse(text: str) -> str:
+        name = ALIASES.get(text)
+        if name is None:
+            return text
+        with contextlib.suppress(OSError, ValueError):
+            print(f"{prog}: note: --format {text} is read as {name}", file=sys.stderr)
+        return name
 
     return parse
 
@@ -54,23 +67,23 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--out", type=Path, help="write a PNG plot per experiment into DIR")
     e.add_argument("--json", action="store_true", help="one JSON object per experiment")
 
-    a = sub.add_parser("assemble", help="assemble a recorded stream and diagnose each call",
-                       description="Assemble a provider's recorded stream (SSE text or JSON "
-                                   "lines) and say, call by call, whether it may run. Exit 0 "
-                                   "when every call is executable, 1 when any is not (or the "
-                                   "stream never finished), 2 when the file cannot be read as "
-                                   "a stream of its format; 141 when the output pipe closed.")
-    a.add_argument("file", type=Path)
-    a.add_argument("--format", default="auto", choices=["auto", *STREAM_FORMATS])
-    a.add_argument("--json", action="store_true", help="one JSON object")
-
-    v = sub.add_parser("validate", help="check a conversation's tool-call pairing",
-                       description="Check a conversation (a JSON list of messages, or a "
-                                   "request body with 'messages') the way the provider would. "
-                                   "Exit 0 valid, 1 invalid, 2 unreadable.")
-    v.add_argument("file", type=Path)
-    v.add_argument("--format", default="auto", choices=["auto", *HISTORY_FORMATS])
-    v.add_argument("--json", action="store_true", help="one JSON object")
+    for name, formats, what, told, summary, description in (
+            ("assemble", STREAM_FORMATS, "stream", "payloads",
+             "assemble a recorded stream and diagnose each call",
+             "Assemble a provider's recorded stream (SSE text or JSON lines) and say, call by "
+             "call, whether it may run. Exit 0 when every call is executable, 1 when any is not "
+             "(or the stream never finished), 2 when the file cannot be read as a stream of its "
+             "format; 141 when the output pipe closed."),
+            ("validate", HISTORY_FORMATS, "conversation", "messages",
+             "check a conversation's tool-call pairing",
+             "Check a conversation (a JSON list of messages, or a request body with 'messages') "
+             "the way the provider would. Exit 0 valid, 1 invalid, 2 unreadable.")):
+        r = sub.add_parser(name, help=summary, description=description)
+        r.add_argument("file", type=Path)
+        r.add_argument("--format", default="auto", type=format_name(p.prog),
+                       choices=["auto", *formats],
+                       help=f"the {what}'s format (default: auto, told from its {told})")
+        r.add_argument("--json", action="store_true", help="one JSON object")
 
     g = sub.add_parser("progress", help="which exercises you have passed",
                        description="Show the exercises passed so far, as kept in "

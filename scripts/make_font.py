@@ -1,5 +1,5 @@
 """Cut the Chinese font the plots use: Noto Sans SC Regular, subset to the characters of the
-course's Chinese text, into keel_lab/data/fonts/ with its license (SIL OFL 1.1).
+course's Chinese text, into data/fonts/ with its license (SIL OFL 1.1).
 
 The source is the npm package @expo-google-fonts/noto-sans-sc (static TTFs of Google Fonts'
 Noto Sans SC, OFL); fetch it once, then cut (re-run after the Chinese catalogs change; the
@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "build" / "fonts" / "expo-google-fonts-noto-sans-sc-0.4.3.tgz"
 MEMBER = "package/400Regular/NotoSansSC_400Regular.ttf"
 LICENSE = "package/LICENSE_FONT"
-OUT = ROOT / "keel_lab" / "data" / "fonts"
+OUT = ROOT / "data" / "fonts"
 FONT = "NotoSansSC-keel-subset.ttf"
 CATALOGS = [ROOT / "keel_lab" / "locale" / "zh_CN" / "LC_MESSAGES" / "keel_lab.po",
             *sorted((ROOT / "locale" / "zh_CN" / "LC_MESSAGES").glob("*.po")),

@@ -1,7 +1,7 @@
-"""Write the recorded streams under keel_lab/data/streams/ from one description of each turn.
+"""Write the recorded streams under data/streams/ from one description of each turn.
 
 The streams follow the providers' documented wire formats; the quirk streams reproduce shapes
-reported in public bug trackers (shared/reference/stream-quirks.md). Generated, not hand-typed,
+reported in public bug trackers (docs/stream-quirks-sources.md). Generated, not hand-typed,
 so every file is consistent and can be rebuilt: `.venv/bin/python scripts/make_streams.py`.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "keel_lab" / "data" / "streams"
+OUT = Path(__file__).resolve().parent.parent / "data" / "streams"
 CREATED = 1764460800  # 2025-11-30T00:00:00Z, fixed so the files never change
 LOOKUPS = [("lookup_incident", {"incident_id": "INC-001"}),
            ("lookup_incident", {"incident_id": "INC-002"})]
@@ -201,7 +201,7 @@ def token_limit() -> dict[str, str]:
 
 
 def quirks_arguments() -> dict[str, str]:
-    """Argument texts bent by servers (shared/reference/stream-quirks-more.md): snapshots
+    """Argument texts bent by servers (docs/stream-quirks-sources.md): snapshots
     instead of deltas, the whole arguments again at the end, calls packed into one, escapes
     and raw newlines JSON does not allow, and a second call left in the content as text."""
     base = chat_entries(LOOKUPS, seed=31)

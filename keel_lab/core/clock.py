@@ -53,11 +53,8 @@ def now() -> float:
 
 
 def run_coroutine(coro: Coroutine[Any, Any, T], *, virtual: bool = True) -> T:
-    """Run `coro` to completion on a fresh loop, virtual by default; usable inside Jupyter.
-
-    Jupyter already runs a loop in the main thread, so there the new loop runs in a worker
-    thread; the result and any exception come back unchanged.
-    """
+    """Run `coro` to completion on a fresh loop, virtual by default; inside Jupyter, whose loop
+    already runs in the main thread, the new loop runs in a worker thread."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

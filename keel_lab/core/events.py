@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
+
+EventKind = Literal["tool.requested", "tool.finished", "tool.failed", "tool.awaiting_approval",
+                    "model.called"]
 
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    kind: str  # tool.requested|finished|failed|awaiting_approval, model.called
+    kind: EventKind
     ref: str  # the call id; for model.called, "step-<n>"
     time: float  # seconds on the loop's clock
     code: str | None = None

@@ -2,10 +2,8 @@
 
 The batches come from `batching.make_batches`; a batch runs up to `limit` calls at a time. An
 approval-gated call without a decision stops the turn there. Results go into a table keyed by
-call id, so the order in which they finish cannot matter.
-
-How a batch's results are gathered and stored is one replaceable decision, the `collect` hook:
-the lab's `gather_by_call_id` is the default; chapter 6 passes its faults through it.
+call id, so the order in which they finish cannot matter; how they are gathered is the one
+replaceable decision (`Executor`'s `collect` hook, which chapter 6 injects its faults through).
 """
 
 from __future__ import annotations
@@ -34,11 +32,9 @@ Collect = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Stored]]
 
 @dataclass(frozen=True, slots=True)
 class Span:
-    """When one call ran, on the loop's clock."""
-
     call_id: str
     name: str
-    start: float
+    start: float  # on the loop's clock
     end: float
     batch: int
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import MESSAGE_TYPES, AssistantMessage, Message, ToolMessage
@@ -22,21 +23,25 @@ ORPHAN_RESULT = (  # the provider's own spelling of "preceding"
 )
 
 
+# The rules every provider has, then the ones only some have: Anthropic (misplaced_block,
+# results_not_first, stream_delta_block, input_not_an_object), the Responses API
+# (invalid_item_id) and Gemini (name_mismatch).
+ProblemKind = Literal["missing_results", "orphan_result", "duplicate_result", "duplicate_id",
+                      "misplaced_block", "results_not_first", "stream_delta_block",
+                      "input_not_an_object", "invalid_item_id", "name_mismatch"]
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryProblem:
-    kind: str  # missing_results | orphan_result | duplicate_result | duplicate_id
-    #            | misplaced_block (Anthropic only)
+    kind: ProblemKind
     message: str
     ids: tuple[str, ...]
     position: int  # index of the message where the problem shows
 
 
 def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
-    """Every problem in the history, in order; an empty list means a provider would accept it.
-
-    Only the lab's messages are read: anything else (a provider's dict, say) raises `LabError`
-    rather than being skipped, which would call a history valid that was never checked.
-    """
+    """Every problem in the history, in order (none: a provider would accept it). Anything but
+    the lab's messages raises `LabError`: skipped, it would make an unchecked history valid."""
     problems: list[HistoryProblem] = []
     first_seen: dict[str, int] = {}
     # calls of the last assistant message still owed a result, with how many results each is
@@ -45,7 +50,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     answered: set[str] = set()
     open_at = -1
 
-    def flag(kind: str, message: str, call_id: str, pos: int) -> None:
+    def flag(kind: ProblemKind, message: str, call_id: str, pos: int) -> None:
         problems.append(HistoryProblem(kind, message, (call_id,), pos))
 
     def close() -> None:

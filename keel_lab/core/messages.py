@@ -3,8 +3,8 @@ call gets exactly one tool message, matched by `tool_call_id`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from keel_lab.core.protocol import ToolCall
 
@@ -12,20 +12,20 @@ from keel_lab.core.protocol import ToolCall
 @dataclass(frozen=True, slots=True)
 class SystemMessage:
     content: str
-    role: str = "system"
+    role: Literal["system"] = "system"
 
 
 @dataclass(frozen=True, slots=True)
 class UserMessage:
     content: str
-    role: str = "user"
+    role: Literal["user"] = "user"
 
 
 @dataclass(frozen=True, slots=True)
 class AssistantMessage:
     content: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
-    role: str = "assistant"
+    role: Literal["assistant"] = "assistant"
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,21 +33,9 @@ class ToolMessage:
     tool_call_id: str
     name: str
     content: str
-    role: str = "tool"
+    role: Literal["tool"] = "tool"
 
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 MESSAGE_TYPES = (SystemMessage, UserMessage, AssistantMessage, ToolMessage)  # for isinstance
 
-
-def system_apart(messages: Iterable[Message]) -> tuple[list[str], list[Message]]:
-    """The system texts and the rest of the conversation: Anthropic and Gemini take the system
-    prompt apart from the messages."""
-    system: list[str] = []
-    rest: list[Message] = []
-    for m in messages:
-        if isinstance(m, SystemMessage):
-            system.append(m.content)
-        else:
-            rest.append(m)
-    return system, rest

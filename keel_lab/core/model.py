@@ -6,16 +6,13 @@ a run, and that number is the *step* written in call ids (`run-<hex>:step-<n>:ca
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.ids import RunIds
 from keel_lab.core.messages import AssistantMessage, Message
-from keel_lab.core.protocol import ToolCall
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
 
@@ -40,23 +37,10 @@ class Model(Protocol):
 
 
 class ScriptedAdapter:
-    """Replays fixed assistant turns, one per turn of the run, from code or a JSON file."""
+    """Replays fixed assistant turns, one per turn of the run."""
 
     def __init__(self, turns: Sequence[AssistantMessage]) -> None:
         self.turns = list(turns)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> ScriptedAdapter:
-        """A JSON list of turns: {"content": str, "tool_calls": [{"id", "name", "arguments"}]}."""
-        try:
-            raw = json.loads(Path(path).read_text(encoding="utf-8"))
-            turns = [AssistantMessage(t.get("content", ""), tuple(
-                ToolCall(c["id"], c["name"], c["arguments"] if isinstance(c["arguments"], str)
-                         else json.dumps(c["arguments"])) for c in t.get("tool_calls", [])))
-                for t in raw]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise LabError(f"{path}: not a script of turns ({type(exc).__name__}: {exc})") from exc
-        return cls(turns)
 
     def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                  ) -> AssistantMessage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from keel_lab.core.protocol import ToolCall
 
@@ -24,10 +25,9 @@ class Result:
 Execute = Callable[[ToolCall], Awaitable[Result]]
 Pairs = list[tuple[ToolCall, Result | None]]
 Strategy = Callable[[Sequence[ToolCall], Execute, frozenset[str]], Awaitable[Pairs]]
-
-
-def denied_result(call: ToolCall) -> Result:
-    return Result(call.id, "", "denied_by_policy")
+# A strategy's one name, in experiments, tables, plots and prose alike: its function's name.
+StrategyName = Literal["position_over_gather", "position_over_completion", "position_with_skip",
+                       "position_over_gather_filtered", "by_call_id"]
 
 
 async def position_over_gather(calls: Sequence[ToolCall], execute: Execute,
@@ -64,7 +64,8 @@ async def position_over_gather_filtered(calls: Sequence[ToolCall], execute: Exec
 async def by_call_id(calls: Sequence[ToolCall], execute: Execute,
                      denied: frozenset[str] = frozenset()) -> Pairs:
     """Each result goes into a table under its call's id; every call gets exactly one entry."""
-    table: dict[str, Result] = {c.id: denied_result(c) for c in calls if c.id in denied}
+    table: dict[str, Result] = {c.id: Result(c.id, "", "denied_by_policy")
+                                for c in calls if c.id in denied}
 
     async def one(call: ToolCall) -> None:
         try:
@@ -77,11 +78,13 @@ async def by_call_id(calls: Sequence[ToolCall], execute: Execute,
     return [(c, table.get(c.id)) for c in calls]
 
 
-STRATEGIES: dict[str, Strategy] = {
+# The pairing experiment's four, each under its function's name (the filtered one is the
+# exceptions experiment's).
+STRATEGIES: dict[StrategyName, Strategy] = {
     "position_over_gather": position_over_gather,
     "position_over_completion": position_over_completion,
     "position_with_skip": position_with_skip,
-    "call_id": by_call_id,
+    "by_call_id": by_call_id,
 }
 
 

@@ -45,10 +45,8 @@ StatusRule = Callable[[list[str | None]], str]  # a turn's outcome codes -> the 
 
 
 def run_status(codes: Iterable[str | None]) -> Status:
-    """The run's status after a turn whose outcomes have these codes (None = success).
-
-    A fatal code outranks a pause: nothing waits for a person on a run that cannot go on.
-    """
+    """The run's status after a turn whose outcomes have these codes (None = success); a fatal
+    code outranks a pause: nothing waits for a person on a run that cannot go on."""
     seen = set(codes)
     if seen & FATAL_CODES:
         return Status.FAILED
@@ -58,8 +56,7 @@ def run_status(codes: Iterable[str | None]) -> Status:
 
 
 def is_business_error(code: str | None) -> bool:
-    """An error the model receives as a fact and can explain (`incident_not_found`,
-    `approval_denied`, ...): the run completes, marked partial."""
+    """An error the model receives as a fact and can explain: the run completes, marked partial."""
     return code is not None and code not in FATAL_CODES and code != PAUSE_CODE
 
 

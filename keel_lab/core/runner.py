@@ -108,8 +108,6 @@ class _State:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What one model turn gave: the assistant message and its calls in execution form."""
-
     message: AssistantMessage
     requests: tuple[ToolRequest, ...]
 
@@ -160,11 +158,8 @@ class Runner:
         return await self._loop(state, (), {})
 
     async def resume(self, result: RunResult, approvals: Mapping[str, bool]) -> RunResult:
-        """Continue a paused run with a decision (True = approve) for each pending call.
-
-        A paused result is resumed once: a second `approve` of it is refused, so the approved
-        side effect never runs twice; continue from the result the first one returned.
-        """
+        """Continue a paused run with a decision (True = approve) for each pending call; a paused
+        result is resumed once, so an approved side effect never runs twice."""
         if result.status != Status.WAITING:
             raise LabError(f"run {result.run_id} is {result.status}, not waiting for approval")
         if not result.pending:

@@ -5,7 +5,8 @@ may run is decided in one place, `readiness`: it needs an id and a name, argumen
 JSON object (empty text means "no arguments"), no converter's refusal, and the end of the turn.
 A converter that knows better than the fragments what a call's arguments are (a server that
 resends everything so far in each fragment) says so with `Arguments`; the fragments stay
-transport, the converter's reading is the call's text.
+transport, the converter's reading is the call's text. What it noticed is said in the stream
+too, once (`Notice`, or the `Refuse` of a call), and explains the verdicts of the assembly.
 Waiting for the end of the turn is the lab's policy: until then the turn may still be
 cancelled, cut off, or made invalid by a later chunk (a duplicate or changed id).
 """
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Literal
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import AssistantMessage
@@ -55,6 +58,21 @@ class Arguments:
     text: str
 
 
+# tolerated | refused (never run) | reported (nothing to run; the user should see it)
+Action = Literal["tolerated", "refused", "reported"]
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What a wire converter noticed that the deltas do not say, once per quirk and call."""
+
+    index: int | None  # the call's index in the assembly (None: the whole stream)
+    id: str | None
+    quirk: str
+    message: str
+    action: Action = "tolerated"
+
+
 @dataclass(frozen=True, slots=True)
 class Refuse:
     """A wire converter's verdict that one call's content cannot be trusted (e.g. corrupted
@@ -62,25 +80,23 @@ class Refuse:
 
     index: int
     reason: str
+    quirk: str | None = None  # the refusal is a notice too; None: a notice of the stream says why
+    id: str | None = None  # the call's id, as that notice names it
 
 
-StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments
+StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments | Notice
 
 
 @dataclass(frozen=True, slots=True)
 class Readiness:
-    """Whether a call may run, and the one reason that decides it."""
-
     executable: bool
-    reason: str
+    reason: str  # the one reason that decides it
 
 
 def readiness(id: str | None, name: str, arguments: str, closed: bool,
               refused: str | None = None, conflict: str | None = None) -> Readiness:
-    """The one rule for "may this call run": the first reason that forbids it, or that it may.
-
-    `""` and `"{}"` both mean no arguments, so a parameterless tool can run.
-    """
+    """The one rule for "may this call run": the first reason that forbids it, or that it may
+    (`""` and `"{}"` both mean no arguments, so a parameterless tool can run)."""
     if refused:
         return Readiness(False, refused)
     if conflict:
@@ -115,16 +131,10 @@ class CallState:
         return "".join(self.parts)
 
     @property
-    def parse_error(self) -> str | None:
-        if self.refused:
-            return self.refused
-        if not self.parts and not self.closed:  # "no arguments" only once the call is closed
-            return "no arguments yet"
-        return parse_arguments(self.arguments)[1]
-
-    @property
     def parses(self) -> bool:
-        return self.parse_error is None
+        if self.refused or (not self.parts and not self.closed):  # "no arguments" once closed
+            return False
+        return parse_arguments(self.arguments)[1] is None
 
     @property
     def readiness(self) -> Readiness:
@@ -146,6 +156,7 @@ class Assembly:
     problems: tuple[CallProblem, ...] = ()
     refused: str | None = None  # cut off, cancelled, or a turn problem: no call may run
     cancelled: bool = False  # stopped on purpose (StreamCancelled), not by a fault
+    notices: tuple[Notice, ...] = ()  # the converter's, then the turn's problems
 
     @property
     def message(self) -> AssistantMessage | None:
@@ -165,10 +176,28 @@ class Assembly:
                      for c, s in zip(self.message.tool_calls, self.calls, strict=True))
 
     def readiness(self, state: CallState) -> Readiness:
-        """A call's verdict within its turn: a refused turn runs none of its calls."""
-        if self.refused:
-            return Readiness(False, f"not run: the turn is refused ({self.refused})")
-        return state.readiness
+        """A call's verdict within its turn (a refused turn runs none of its calls), in the
+        words of its own refusing notice, else of the first that refused the turn."""
+        verdict = (Readiness(False, f"not run: the turn is refused ({self.refused})")
+                   if self.refused else state.readiness)
+        if verdict.executable:
+            return verdict
+        own, cause = self._refusals
+        if state.index in own:
+            return Readiness(False, own[state.index].message
+                             + ("; the turn is refused" if self.refused else ""))
+        if self.refused and cause:
+            where = f" because of call {cause.index}" if cause.index is not None else ""
+            return Readiness(False, f"not run: the turn is refused{where} ({cause.quirk}: "
+                                    f"{cause.message})")
+        return verdict
+
+    @cached_property
+    def _refusals(self) -> tuple[dict[int | None, Notice], Notice | None]:
+        refusing = [n for n in self.notices if n.action == "refused"]
+        refused = {s.index for s in self.calls if s.refused}
+        own = {n.index: n for n in reversed(refusing)}  # each call's first
+        return own, next((n for n in refusing if n.index not in refused), None)
 
 
 class StreamAssembler:
@@ -177,6 +206,7 @@ class StreamAssembler:
     def __init__(self) -> None:
         self._calls: dict[int, CallState] = {}
         self._text: list[str] = []
+        self.notices: list[Notice] = []  # what the converter said, in the order it said it
         self.finish_reason: str | None = None
         self.events = 0
 
@@ -187,8 +217,13 @@ class StreamAssembler:
             self._feed_call(event)
         elif isinstance(event, TextDelta):
             self._text.append(event.text)
+        elif isinstance(event, Notice):
+            self.notices.append(event)
         elif isinstance(event, Refuse):
             self._state(event.index).refused = event.reason
+            if event.quirk:
+                self.notices.append(Notice(event.index, event.id, event.quirk, event.reason,
+                                           "refused"))
         elif isinstance(event, Arguments):
             self._state(event.index).parts = [event.text]
         else:
@@ -213,10 +248,9 @@ class StreamAssembler:
             state.parts.append(d.arguments_delta)
 
     def _state(self, index: int) -> CallState:
-        state = self._calls.get(index)
-        if state is None:
-            state = self._calls[index] = CallState(index)
-        return state
+        if index not in self._calls:
+            self._calls[index] = CallState(index)
+        return self._calls[index]
 
     @property
     def text(self) -> str:
@@ -226,9 +260,8 @@ class StreamAssembler:
         return [self._calls[i] for i in sorted(self._calls)]
 
     def result(self) -> Assembly:
-        """The finished turn. Problems that make the whole turn unusable - a call without an
-        id or a name, an id used twice, an id that changed - refuse every call of it; bad JSON
-        in one call is that call's own reason, its siblings are unaffected."""
+        """The finished turn: a call without an id or a name, an id used twice or changed refuse
+        every call of it; bad JSON in one call is that call's own reason alone."""
         if self.finish_reason is None:
             raise LabError("the stream has not finished: no call may run yet")
         states = tuple(self.calls())
@@ -238,11 +271,18 @@ class StreamAssembler:
         problems += [CallProblem(s.index, "id_changed", f"call at index {s.index}: {s.conflict}")
                      for s in states if s.conflict]
         refused = "; ".join(p.message for p in problems) or None
-        return Assembly(states, self.text, self.finish_reason, tuple(problems), refused)
+        ids = {s.index: s.id for s in states}
+        said: dict[tuple[str, int | None], Notice] = {}  # once per quirk and call
+        for n in [*self.notices, *(Notice(p.index, ids[p.index], p.kind, p.message, "refused")
+                                   for p in problems)]:
+            said.setdefault((n.quirk, n.index), n)  # the converter's words come first
+        return Assembly(states, self.text, self.finish_reason, tuple(problems), refused,
+                        notices=tuple(said.values()))
 
     def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
         """What arrived before the stream stopped early: kept for inspection, nothing to run."""
-        return Assembly(tuple(self.calls()), self.text, None, (), why, cancelled)
+        return Assembly(tuple(self.calls()), self.text, None, (), why, cancelled,
+                        tuple(self.notices))
 
 
 def assemble(events: Iterable[StreamEvent]) -> Assembly:
@@ -264,11 +304,8 @@ def assemble(events: Iterable[StreamEvent]) -> Assembly:
 
 def snapshots(events: Iterable[StreamEvent]) -> Iterator[tuple[int, StreamEvent,
                                                                  list[CallState]]]:
-    """After every event: its number (from 1), the event, and every call so far.
-
-    A stream that dies (cancelled, connection lost) simply ends the snapshots - what arrived is
-    all there is to see; a malformed event (`LabError`) is still raised.
-    """
+    """After every event: its number (from 1), the event, and every call so far. A stream that
+    dies (cancelled, connection lost) ends the snapshots; a malformed event still raises."""
     assembler = StreamAssembler()
     try:
         for n, event in enumerate(events, 1):

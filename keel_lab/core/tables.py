@@ -11,6 +11,7 @@ from typing import Any
 # line and bidirectional-override marks that can make text display as something else
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e"
                      "\u2066-\u2069]")
+MIN_COLUMN = 8  # the narrowest a column wraps to
 
 
 def printable(text: object) -> str:
@@ -29,11 +30,8 @@ def cell(value: Any) -> str:
 
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
                  width: int | None = None) -> str:
-    """Rows of dicts as aligned columns; column order from `columns` or the first row.
-
-    With `width`, a table wider than that narrows its widest columns and wraps their cells
-    onto more lines, so no line is wider (unless the columns cannot shrink that far).
-    """
+    """Rows of dicts as aligned columns, in the order of `columns` or the first row; with
+    `width`, the widest columns narrow and wrap until no line is wider (if they can)."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
@@ -45,9 +43,6 @@ def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | Non
     for t in text:
         lines += _wrapped_row(t, widths)
     return "\n".join(lines)
-
-
-MIN_COLUMN = 8
 
 
 def _narrowed(widths: list[int], width: int) -> list[int]:

@@ -32,11 +32,8 @@ ToolFunction = Callable[..., Any] | Callable[..., Awaitable[Any]]
 
 class ToolError(Exception):
     """Raised by a tool for a business error (`incident_not_found`): a fact the model can use.
-
-    The code must be a non-empty string, and not `approval_required`: approval is declared
-    (`Tool.requires_approval`) and decided before a call runs. A ToolError breaking either rule
-    is answered `tool_internal_error`.
-    """
+    Its code is a non-empty string, never `approval_required` (approval is declared and decided
+    before a call runs); a ToolError breaking either rule is answered `tool_internal_error`."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -54,10 +51,8 @@ class Tool:
     concurrency_safe: bool = False  # read-only and independent: may share a concurrent batch
     requires_approval: bool = False  # side effect: pause the run until a person decides
     output_schema: dict[str, Any] | None = None
-    # Seconds on the loop's clock, latency included. A synchronous function runs in a worker
-    # thread; on the virtual clock the loop holds its clock while it waits for that thread, so
-    # the thread's own time counts in real seconds (a timed-out one is then charged the rest of
-    # the timeout on the loop's clock). A timed-out thread runs on to its end, result dropped.
+    # Seconds on the loop's clock, latency included; on the virtual clock a worker thread's own
+    # time counts in real seconds (`_in_thread`).
     timeout: float = 5.0
     # A function that may block (I/O, a slow computation) runs in a worker thread, as above;
     # one that never blocks (the course's in-memory incident tools) is called on the loop,
@@ -77,8 +72,6 @@ class Tool:
 
 @dataclass(frozen=True, slots=True)
 class ToolOutcome:
-    """The result of one call: success with content, or an error code with a message."""
-
     call_id: str
     name: str
     content: str  # JSON text, what the tool message carries
@@ -140,12 +133,9 @@ def schema_errors(schema: dict[str, Any], value: Any) -> list[str]:
 
 
 async def invoke(tool: Tool | None, request: ToolRequest, latency: float = 0.0) -> ToolOutcome:
-    """Run one request and return its one outcome; `latency` is awaited on the loop's clock.
-
-    A synchronous tool runs in a worker thread (see the module's docstring for what a timed-out
-    thread still does). A tool that raises `asyncio.CancelledError` or cancels its own task is
-    answered `tool_internal_error`; a cancellation of the caller still propagates.
-    """
+    """Run one request and return its one outcome; `latency` is awaited on the loop's clock. A
+    tool that raises `asyncio.CancelledError` or cancels its own task is answered
+    `tool_internal_error`; a cancellation of the caller still propagates."""
     if tool is None:
         return failure(request, Code.UNKNOWN_TOOL, f"no tool named {request.name!r}")
     if request.parse_error is not None or request.input is None:

@@ -1,31 +1,44 @@
-"""The lab's data sets (incidents, services, logs, recorded streams), read from the package's
-own `keel_lab/data/`, so any install - editable or not - carries them.
+"""The lab's data sets (incidents, services, logs, scripted turns, recorded streams, the plots'
+font): the package `keel_lab.data`, which pyproject.toml maps to the repository's data/ folder.
+A wheel carries it as keel_lab/data/, an editable install reads the checkout's data/; asking
+importlib.resources for the package finds either.
 
-A missing file means a broken install, not a failed tool: every read goes through `path`,
-which says so with a `LabError`, and the incident tools check their data sets when they are
-built, before any call could turn the missing file into a `tool_internal_error`.
+A missing file means a broken install, not a failed tool: every read of the data goes through
+`path`, which says so with a `LabError`, and the incident tools check their data sets when they
+are built, before any call could turn the missing file into a `tool_internal_error`.
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
 
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+PACKAGE = "keel_lab.data"
 DATA_SETS = ("incidents", "services", "logs")
+INCOMPLETE = ("the keel-lab install is incomplete, its package data did not travel with it; "
+              "reinstall keel-lab")
+
+
+@cache
+def root() -> Path:
+    """The data's folder, wherever the install put it."""
+    try:
+        return Path(str(resources.files(PACKAGE)))
+    except ModuleNotFoundError as exc:
+        raise LabError(f"the package {PACKAGE} is missing: {INCOMPLETE}") from exc
 
 
 def path(*parts: str) -> Path:
     """`keel_lab/data/<parts>`, a file or a folder that must exist."""
-    p = DATA_DIR.joinpath(*parts)
+    p = root().joinpath(*parts)
     if not p.exists():
         name = "/".join(("keel_lab/data", *parts))
-        raise LabError(f"{name} is missing ({p}): the keel-lab install is incomplete, "
-                       "its package data did not travel with it; reinstall keel-lab")
+        raise LabError(f"{name} is missing ({p}): {INCOMPLETE}")
     return p
 
 

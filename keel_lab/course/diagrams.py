@@ -94,9 +94,8 @@ STAGES = ("model", "deltas", "assembler", "calls", "executor", "tool messages", 
 
 
 def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
-    """One turn end to end, labelled with what the given stream actually held: the model streams
-    deltas, the assembler groups them by index into calls, the executor answers each call, and
-    the tool messages join the history the next model call reads."""
+    """One turn end to end, from the model's deltas to the history the next model call reads,
+    each stage labelled with what the given stream actually held."""
     assembly = assemble(events)
     calls = assembly.message.tool_calls if assembly.message else ()
     deltas = sum(isinstance(e, ToolCallDelta) for e in events)

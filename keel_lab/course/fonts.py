@@ -1,5 +1,5 @@
 """Chinese in the plots from `pip install` alone: the package ships a subset of Noto Sans SC
-(SIL Open Font License, `keel_lab/data/fonts/OFL.txt`) cut to the characters the course's
+(SIL Open Font License, `data/fonts/OFL.txt`) cut to the characters the course's
 Chinese plot text uses (`scripts/make_font.py` reproduces the cut).
 
 Registering appends the font to matplotlib's family list as a fallback: text is drawn with the
@@ -12,16 +12,16 @@ log no "Failed to find font weight" line - in any language.
 from __future__ import annotations
 
 import dataclasses
-from importlib import resources
 
-from keel_lab.core.errors import LabError
+from keel_lab.course import data
 
 FONT = "NotoSansSC-keel-subset.ttf"
 FAMILY = "Noto Sans SC"
 
 
 def font_path() -> str:
-    return str(resources.files("keel_lab") / "data" / "fonts" / FONT)
+    """The subset's file; `LabError` when the install lost it."""
+    return str(data.path("fonts", FONT))
 
 
 def register_cjk_font() -> None:
@@ -31,12 +31,9 @@ def register_cjk_font() -> None:
     if FAMILY in rcParams["font.family"]:
         return
     manager = font_manager.fontManager
-    try:
-        manager.addfont(font_path())
-    except OSError as exc:
-        raise LabError(f"{font_path()}: the plots' Chinese font is missing - an incomplete "
-                       "install (reinstall keel-lab)") from exc
-    regular = next(e for e in reversed(manager.ttflist) if e.fname == font_path())
+    font = font_path()
+    manager.addfont(font)
+    regular = next(e for e in reversed(manager.ttflist) if e.fname == font)
     manager.ttflist += [dataclasses.replace(regular, weight=w)
                         for w in range(100, 1000, 100) if w != regular.weight]
     rcParams["font.family"] = [*rcParams["font.family"], FAMILY]

@@ -69,8 +69,7 @@ def catalog(locale: str) -> dict[str, str]:
 
 
 def _(message: str) -> str:
-    """`message` in the current language; English when it has no (or only a fuzzy)
-    translation."""
+    """`message` in the current language; English without a (non-fuzzy) translation."""
     locale = LOCALES[language()]
     return message if locale is None else catalog(locale).get(message, message)
 

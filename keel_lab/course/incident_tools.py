@@ -1,4 +1,4 @@
-"""The incident-response tools the chapters use, backed by the data sets in `keel_lab/data/`."""
+"""The incident-response tools the chapters use, backed by the lab's data sets (`keel_lab.data`)."""
 
 from __future__ import annotations
 
@@ -31,10 +31,8 @@ def get_service_status(service: str) -> dict[str, Any]:
 
 
 def search_logs(service: str, query: str = "") -> dict[str, Any]:
-    s = data.services().get(service)
-    if s is None:
-        raise ToolError("service_not_found", f"there is no service {service}")
-    if not s["logs_available"]:  # the lab's deterministic internal failure
+    get_service_status(service)
+    if not data.services()[service]["logs_available"]:  # the lab's deterministic internal failure
         raise ConnectionError(f"log index for {service} is unreachable")
     lines = [line for line in data.logs().get(service, []) if query.lower() in line.lower()]
     return {"service": service, "query": query, "lines": lines}

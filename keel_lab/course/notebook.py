@@ -43,12 +43,9 @@ def show(item: Report | Figure) -> None:
 
 
 class Explorer:
-    """Controls bound to an experiment: every change re-runs it and redraws the output.
-
-    `run` takes the controls' values as keyword arguments and returns a Report; `draw` turns
-    it into a Figure (default: the report's own plot). Displayed, it carries a static snapshot
-    (`snapshot()`) beside the live view, for a reader without a kernel: a saved notebook, the site.
-    """
+    """Controls bound to an experiment (`run`, called with their values): every change re-runs
+    it and redraws (`draw`, by default the report's plot). Displayed, it carries a static
+    snapshot beside the live view, for a reader without a kernel: a saved notebook, the site."""
 
     def __init__(self, run: Callable[..., Report], controls: dict[str, widgets.ValueWidget],
                  draw: Callable[[Report], Figure | None] = plot, table: bool = True) -> None:

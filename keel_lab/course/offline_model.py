@@ -26,10 +26,8 @@ SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 
 class OfflineAdapter:
     """A deterministic model with no network: it decides calls from the question by rules.
-
     `stream()` cuts the same turn into deltas of seeded random size (1..chunk_size characters)
-    and, with `interleave`, mixes the fragments of parallel calls as real providers do.
-    """
+    and, with `interleave`, mixes the fragments of parallel calls as real providers do."""
 
     def __init__(self, seed: int = 0, chunk_size: int = 6, interleave: bool = True) -> None:
         if chunk_size < 1:
@@ -91,10 +89,9 @@ def _interleave(lists: list[list[ToolCallDelta]], rng: random.Random) -> Iterato
 
 
 def _last_question(messages: Sequence[Message]) -> tuple[str, list[Message]]:
-    for i in range(len(messages) - 1, -1, -1):
-        m = messages[i]
-        if isinstance(m, UserMessage):
-            return m.content, list(messages[i + 1:])
+    for i in reversed(range(len(messages))):
+        if isinstance(messages[i], UserMessage):
+            return messages[i].content, list(messages[i + 1:])
     raise LabError("the offline model needs a user message to answer")
 
 

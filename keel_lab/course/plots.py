@@ -18,9 +18,12 @@ from keel_lab.course.fonts import register_cjk_font
 from keel_lab.course.i18n import N_, _
 from keel_lab.course.sampling import binomial_range
 
+# Pairing strategies by their one name (`keel_lab.core.pairing.StrategyName`); the order
+# experiment's collectors, `gather` and `as_completed`, in the colours of the strategies built
+# on them.
 COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
-          "position_with_skip": "#e78ac3", "call_id": "#66c2a5", "gather": "#8da0cb",
-          "as_completed": "#fc8d62", "gather_return_exceptions_filtered": "#e78ac3"}
+          "position_with_skip": "#e78ac3", "position_over_gather_filtered": "#e78ac3",
+          "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62"}
 
 register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
@@ -28,6 +31,14 @@ register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text s
 def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
     fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
     return fig, fig.add_subplot()
+
+
+def _theory(ax: Any, p: float, trials: int, label: str) -> None:
+    """The count theory expects over `trials` trials, and the range sampling noise allows."""
+    ax.axhline(trials * p, ls="--", color="black", label=label)
+    low, high = binomial_range(p, trials)
+    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
+               label=_("95% range of a count over {trials} trials").format(trials=trials))
 
 
 def pairing_bars(report: Report) -> Figure:
@@ -39,11 +50,7 @@ def pairing_bars(report: Report) -> Figure:
     bars = ax.bar(names, values, color=[COLORS.get(n, "grey") for n in names])
     ax.bar_label(bars)
     trials, p = report.params["trials"], report.data["theory"]
-    ax.axhline(trials * p, ls="--", color="black",
-               label=_("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
-    low, high = binomial_range(p, trials)
-    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
-               label=_("95% range of a count over {trials} trials").format(trials=trials))
+    _theory(ax, p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
     ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
                  .format(trials=trials, calls=report.params["calls"]))
     ax.set_ylabel(_("trials with a mismatch"))
@@ -57,7 +64,7 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
     fig, ax = _figure()
     rows = report.rows
     xs = [r[x] for r in rows]
-    for key, style in (("position_over_completion", "o-"), ("call_id", "s-")):
+    for key, style in (("position_over_completion", "o-"), ("by_call_id", "s-")):
         ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
                 label=_("{key} (measured)").format(key=key))
     ax.plot(xs, [r["theory"] for r in rows], "k--", label=_("theory 1 - 1/n!"))
@@ -98,13 +105,8 @@ def order_bars(report: Report) -> Figure:
     bars = ax.bar(names, [report.data["in_request_order"][n] for n in names],
                   color=[COLORS[n] for n in names])
     ax.bar_label(bars)
-    p = 1 / math.factorial(report.params["calls"])
-    ax.axhline(trials * p, ls="--", color="black",
-               label=_("theory for as_completed: trials / {calls}!")
-               .format(calls=report.params["calls"]))
-    low, high = binomial_range(p, trials)
-    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
-               label=_("95% range of a count over {trials} trials").format(trials=trials))
+    _theory(ax, 1 / math.factorial(report.params["calls"]), trials,
+            _("theory for as_completed: trials / {calls}!").format(calls=report.params["calls"]))
     ax.set_ylabel(_("trials in request order"))
     ax.set_ylim(0, trials * 1.1)
     ax.set_title(_("How often results come back in request order"))
@@ -136,9 +138,8 @@ def exceptions_bars(report: Report) -> Figure:
 
 
 def stream_plot(report: Report) -> Figure:
-    """Arguments received per call against the chunk number; where each parses and runs.
-    A dot marks every chunk that carried a fragment of that call (at 0 while the name streams),
-    so interleaved calls show their alternation, not just their growth."""
+    """Arguments received per call against the chunk number, a dot for every chunk that carried
+    a fragment of it (so interleaved calls show their alternation); where each parses and runs."""
     fig, ax = _figure(9.0, 3.6)
     rows = report.rows
     for index in sorted({r["index"] for r in rows}):
@@ -214,8 +215,7 @@ POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
 def quirks_plot(report: Report) -> Figure:
     """Per group of recorded shapes: how many the lab's policies tolerate, report or refuse."""
     groups = report.data["groups"]
-    fig = Figure(figsize=(7.5, 0.5 * len(groups) + 1.4), dpi=100, layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _figure(7.5, 0.5 * len(groups) + 1.4)
     names = [f"{g} ({sum(c.values())})" for g, c in groups.items()]
     left = [0] * len(groups)
     for p, color in POLICY_COLORS.items():
@@ -247,8 +247,7 @@ SCREEN_COLORS = {N_("model still writing"): "#d9d9d9", N_("confirmed, not run ye
 def screen_plot(report: Report) -> Figure:
     """Per call id, event by event: what the screen says about the call."""
     calls, phases = report.data["calls"], report.data["phases"]
-    fig = Figure(figsize=(8.0, 1.5 + 0.5 * len(calls)), dpi=100, layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _figure(8.0, 1.5 + 0.5 * len(calls))
     for step, frame in enumerate(phases, 1):
         for y, phase in enumerate(frame):
             if phase:
@@ -308,8 +307,7 @@ def block_close_plot(report: Report) -> Figure:
 def naive_clients_plot(report: Report) -> Figure:
     """Per published reading: calls it loses and calls it runs wrongly, over the recordings."""
     readings = report.data["readings"]
-    fig = Figure(figsize=(7.5, 0.55 * len(readings) + 1.4), dpi=100, layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = _figure(7.5, 0.55 * len(readings) + 1.4)
     ys = range(len(readings))
     for shift, key, color, label in ((-0.2, "lost", "#8da0cb", _("lost (the lab runs it)")),
                                      (0.2, "wrong", "#e78ac3", _("wrong (the lab does not)"))):
@@ -335,8 +333,7 @@ PLOTS: dict[str, Callable[[Report], Figure]] = {
 
 
 def labelled(fig: Figure, label: str) -> Figure:
-    """The figure with a heading above its own title: what it measures in a chapter's story
-    (chapter 6 names the fault each plot measures)."""
+    """The figure with a heading above its own title (chapter 6 names the fault it measures)."""
     fig.suptitle(label, fontweight="bold")
     return fig
 

@@ -25,19 +25,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.strict_json import read_json
 from keel_lab.core.tables import format_table, printable
-from keel_lab.course.i18n import N_, _
+from keel_lab.course.i18n import ENV, LOCALES, N_, _
 from keel_lab.providers.fields import json_type, shown
-from keel_lab.providers.streams.records import load_json
+
+if TYPE_CHECKING:  # checks import this module: `check` records its verdicts here
+    from keel_lab.course.checks.verdict import Verdict
 
 FILE = ".keel-progress.json"
+WORKSPACE = "workspace"  # the learner's copy of the course, where `make check` runs
 SWITCH = "KEEL_PROGRESS"
 OFF = frozenset({"off", "0", "no", "false"})
 MAX_BYTES = 1024 * 1024  # eight exercises take a few hundred bytes
 WIDTH = 100
+COLUMNS = [N_("chapter"), N_("exercise"), N_("status"), N_("when"), N_("last hint")]
 
 # The course's exercises in course order, each with its chapter (the notebook's name without
 # `.ipynb`); tests/lab/test_progress.py keeps this equal to the notebooks.
@@ -47,17 +52,6 @@ CHAPTERS: dict[str, str] = {
     "run_status": "05_partial_success", "collect_batch": "06_faults",
     "answer_responses": "07_providers",
 }
-
-
-class Judged(Protocol):
-    """What `record` needs of a verdict (`keel_lab.course.checks.verdict.Verdict`)."""
-
-    @property
-    def exercise(self) -> str: ...
-    @property
-    def passed(self) -> bool: ...
-    @property
-    def hints(self) -> list[str]: ...
 
 
 @dataclass(frozen=True)
@@ -97,9 +91,6 @@ class Progress:
         return {"exercises": {name: asdict(e) for name, e in self.entries.items()}}
 
 
-COLUMNS = [N_("chapter"), N_("exercise"), N_("status"), N_("when"), N_("last hint")]
-
-
 def _row(name: str, entry: Entry | None) -> dict[str, Any]:
     if entry is None:
         return {"chapter": CHAPTERS.get(name, ""), "exercise": name, "status": N_("not tried")}
@@ -124,12 +115,15 @@ def location(folder: Path, switch: str | None) -> Path | None:
 def find(where: str | Path | None = None) -> Path:
     """The progress file to show: `where`'s (a folder, or the file itself), by default the
     one `KEEL_PROGRESS` names, the working folder's, or - run from the course's folder, where
-    `make check` keeps it - `notebooks/`'s."""
+    `make check` keeps it - the learner's copy's, `workspace/`'s (`workspace/zh/`'s first when
+    `KEEL_LAB_LANG` is zh), else `notebooks/`'s (a handout's folder)."""
     if where is None:
         switch = os.environ.get(SWITCH)
         named = location(Path.cwd(), switch) if switch else None
-        here, course = Path.cwd() / FILE, Path.cwd() / "notebooks" / FILE
-        return named or (course if not here.exists() and course.is_file() else here)
+        here = Path.cwd() / FILE
+        if named or here.exists():
+            return named or here
+        return next((p for p in _course_files(Path.cwd()) if p.is_file()), here)
     path = Path(where)
     try:
         if not path.exists():
@@ -137,6 +131,16 @@ def find(where: str | Path | None = None) -> Path:
         return path / FILE if path.is_dir() else path
     except OSError as exc:  # a folder on the way that may not be searched
         raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+
+
+def _course_files(root: Path) -> list[Path]:
+    """The progress files `make check` keeps under the course's folder: the learner's copy of
+    each edition (`KEEL_LAB_LANG`'s first), then a handout's (its one edition in `notebooks/`)."""
+    chosen = os.environ.get(ENV) or "en"
+    codes = sorted(LOCALES, key=lambda code: (code != chosen, code != "en", code))
+    folder = root / WORKSPACE
+    return [*((folder if code == "en" else folder / code) / FILE for code in codes),
+            root / "notebooks" / FILE]
 
 
 def read(path: Path) -> Progress:
@@ -157,7 +161,7 @@ def read(path: Path) -> Progress:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LabError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
-    return Progress(path, parse(load_json(text, str(path)), str(path)))
+    return Progress(path, parse(read_json(text, str(path)), str(path)))
 
 
 def parse(value: Any, where: str) -> dict[str, Entry]:
@@ -204,16 +208,11 @@ def save(progress: Progress) -> None:
         raise
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def add(path: Path, verdicts: Iterable[tuple[str, bool, str | None]]) -> Progress:
-    """Record (exercise, passed, first hint) verdicts in `path`; raises `LabError` or
-    `OSError` when the file cannot be read or written."""
+    """Record (exercise, passed, first hint) verdicts in `path` (`LabError` or `OSError`)."""
     progress = read(path)
     entries = dict(progress.entries)
-    when = now()
+    when = datetime.now(UTC).isoformat(timespec="seconds")
     for name, passed, hint in verdicts:
         hint = None if passed or hint is None else printable(hint)  # no lone surrogates
         entries[name] = Entry(passed, CHAPTERS.get(name, ""), when, hint)
@@ -222,43 +221,35 @@ def add(path: Path, verdicts: Iterable[tuple[str, bool, str | None]]) -> Progres
     return updated
 
 
-@dataclass
-class _Notice:
-    """A problem with the progress file is said once per session, not under every check."""
-
-    said: bool = False
-
-    def say(self, problem: str) -> None:
-        if not self.said:
-            self.said = True
-            print("keel-lab: " + _("your progress is not being saved ({problem}); your checks "
-                                   "work as before").format(problem=printable(problem)),
-                  file=sys.stderr)
+_said: list[str] = []  # a problem with the progress file is said once per session, not per check
 
 
-_notice = _Notice()
+def _say(problem: str) -> None:
+    if not _said:
+        _said.append(problem)
+        print("keel-lab: " + _("your progress is not being saved ({problem}); your checks "
+                               "work as before").format(problem=printable(problem)),
+              file=sys.stderr)
 
 
-def record(verdict: Judged) -> None:
-    """`check`'s hook: keep the verdict in the notebook folder's progress file. Never raises
-    and never writes on stdout."""
+def record(verdict: Verdict) -> None:
+    """`check`'s hook: keep the verdict in the progress file; never raises nor writes on stdout."""
     try:
         path = location(Path.cwd(), os.environ.get(SWITCH))
         if path is not None:
             hint = verdict.hints[0] if verdict.hints else None
             add(path, [(verdict.exercise, verdict.passed, hint)])
     except LabError as exc:
-        _notice.say(str(exc))
+        _say(str(exc))
     except OSError as exc:  # a folder that cannot be written, a working folder deleted
-        _notice.say(f"{exc.filename or FILE}: {exc.strerror or exc}")
+        _say(f"{exc.filename or FILE}: {exc.strerror or exc}")
     except Exception as exc:  # whatever else: a check is never broken by its log
-        _notice.say(f"{FILE}: {type(exc).__name__}: {exc}")
+        _say(f"{FILE}: {type(exc).__name__}: {exc}")
 
 
 def show_progress(folder: str | Path | None = None) -> None:
-    """Print which exercises of which chapters have passed, as a table: those kept in
-    `folder` (default: the notebook's folder, or the file `KEEL_PROGRESS` names). A file that
-    cannot be read is one line saying why."""
+    """Print the exercises kept in `folder` (see `find`) as a table of what has passed; a file
+    that cannot be read is one line saying why."""
     try:
         print(read(find(folder)).table())
     except LabError as exc:

@@ -21,10 +21,11 @@ from keel_lab.core.messages import (
     SystemMessage,
     ToolMessage,
     UserMessage,
-    system_apart,
 )
-from keel_lab.core.protocol import ToolCall, parse_arguments
-from keel_lab.providers.fields import shown, strict_dumps
+from keel_lab.core.protocol import ToolCall
+from keel_lab.providers.fields import shown, strict_dumps, string_field
+from keel_lab.providers.openai_messages import PART_TYPES
+from keel_lab.providers.turns import arguments_object, request_turns
 
 MISSING = ("messages.{n}: `tool_use` ids were found without `tool_result` blocks immediately "
            "after: {ids}. Each `tool_use` block must have a corresponding `tool_result` block "
@@ -46,28 +47,21 @@ RESULTS_FIRST = ("messages.{n}.content.{k}: a `{kind}` block before the `tool_re
 
 
 def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
-    """A Messages API request body (`system` and `messages`); consecutive tool results are
-    gathered into one user message, as Anthropic requires."""
-    system, rest = system_apart(messages)
+    """A Messages API request body (`system` and `messages`)."""
+    system, turns = request_turns(messages)
     out: list[dict[str, Any]] = []
-    for m in rest:
-        if isinstance(m, AssistantMessage):
+    for m in turns:
+        if isinstance(m, list):
+            out.append({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": r.tool_call_id, "content": r.content}
+                for r in m]})
+        elif isinstance(m, AssistantMessage):
             blocks: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content \
                 else []
-            for c in m.tool_calls:
-                value, error = parse_arguments(c.arguments)
-                if value is None:
-                    raise LabError(f"call {c.id}: Anthropic needs `input` as a JSON object; "
-                                   f"{error}")
-                blocks.append({"type": "tool_use", "id": c.id, "name": c.name, "input": value})
+            blocks += [{"type": "tool_use", "id": c.id, "name": c.name,
+                        "input": arguments_object(c, "Anthropic needs `input`")}
+                       for c in m.tool_calls]
             out.append({"role": "assistant", "content": blocks})
-        elif isinstance(m, ToolMessage):
-            block = {"type": "tool_result", "tool_use_id": m.tool_call_id, "content": m.content}
-            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list) \
-                    and all(b.get("type") == "tool_result" for b in out[-1]["content"]):
-                out[-1]["content"].append(block)
-            else:
-                out.append({"role": "user", "content": [block]})
         else:
             out.append({"role": "user", "content": m.content})
     body: dict[str, Any] = {"messages": out}
@@ -97,16 +91,12 @@ def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = N
                     calls.append(ToolCall(b["id"], b["name"], strict_dumps(b["input"], where)))
             out.append(AssistantMessage(text, tuple(calls)))
             continue
-        for b in content:
-            if b["type"] == "tool_result":
-                out.append(ToolMessage(b["tool_use_id"], names.get(b["tool_use_id"], ""),
-                                       _result_text(b.get("content"))))
+        out += [ToolMessage(b["tool_use_id"], names.get(b["tool_use_id"], ""),
+                            _result_text(b.get("content"))) for b in content
+                if b["type"] == "tool_result"]
         if text:
             out.append(UserMessage(text))
     return out
-
-
-OPENAI_PARTS = ("image_url", "input_audio", "file", "refusal")  # Chat Completions only
 
 
 def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
@@ -140,17 +130,17 @@ def _block(b: Any, where: str) -> None:
     kind = b.get("type") if isinstance(b, Mapping) else None
     if not isinstance(kind, str):
         raise LabError(f"{where}: expected a block object with a string 'type'")
-    if kind in OPENAI_PARTS:
+    if kind in PART_TYPES and kind != "text":  # a part only Chat Completions has
         raise LabError(f"{where}: a {kind!r} part is OpenAI chat's format, not Anthropic's")
     if kind == "text":
-        _string(b, "text", where, empty=True)
+        string_field(b, "text", where, "block", empty=True)
     elif kind == "tool_use":
-        _string(b, "id", where)
-        _string(b, "name", where)
+        string_field(b, "id", where, "block")
+        string_field(b, "name", where, "block")
         if "input" not in b:
             raise LabError(f"{where}.input: a tool_use block needs an object, got nothing")
     elif kind == "tool_result":
-        _string(b, "tool_use_id", where)
+        string_field(b, "tool_use_id", where, "block")
         content = b.get("content")
         if content is not None and not isinstance(content, str):
             if not isinstance(content, list):
@@ -163,13 +153,6 @@ def _block(b: Any, where: str) -> None:
                 _block(inner, f"{where}.content.{j}")
         if not isinstance(b.get("is_error", False), bool):
             raise LabError(f"{where}.is_error: expected true or false")
-
-
-def _string(b: Mapping[str, Any], field: str, where: str, empty: bool = False) -> None:
-    value = b.get(field)
-    if not isinstance(value, str) or not (value or empty):
-        raise LabError(f"{where}.{field}: a {b['type']} block needs a "
-                       f"{'' if empty else 'non-empty '}string, got {shown(value)}")
 
 
 def _result_text(content: Any) -> str:
@@ -191,15 +174,9 @@ def _results_first(n: int, content: Sequence[Mapping[str, Any]]) -> list[History
 
 
 def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
-    """Every pairing problem Anthropic reports for these messages, with its wording; a
-    malformed message raises `LabError` first, so nothing is skipped unread.
-
-    A `tool_use` block outside an assistant message, or a `tool_result` outside a user
-    message, is a problem in the lab's words (kind `misplaced_block`); so are a second
-    `tool_result` for one `tool_use_id` (`duplicate_result`) and a block before a
-    `tool_result` in its user message (`results_not_first`: Anthropic's docs say results come
-    first and any text after them, and give no error text).
-    """
+    """Every pairing problem Anthropic reports for these messages, with its wording, and those
+    it gives no text for in the lab's words (a misplaced block, a second result, a block before
+    a result); a malformed message raises `LabError` first, so nothing is skipped unread."""
     parsed = [_message(m, n) for n, m in enumerate(messages)]
     problems: list[HistoryProblem] = []
     seen: set[str] = set()

@@ -1,28 +1,29 @@
 """A recorded turn of a real provider, judged by the core assembler and explained call by call.
 
-The converter of the stream's format turns payloads into the lab's deltas and notes every quirk
-it meets; the core assembler decides, as it does for the runner, which calls may run. The
-diagnosis only explains that verdict: there is no second set of rules here. It also reads the
-turn's text for calls written into it (`leaks.py`): reported, never run.
+The converter of the stream's format turns payloads into the lab's deltas and says every quirk
+it meets in the same stream (`Notice`, `Refuse`); the core assembler decides, as it does for the
+runner, which calls may run, each verdict in the words of the notice behind it. The diagnosis
+reads that assembly: there is no second set of rules here. It also reads the turn's text for
+calls written into it (`leaks.py`): reported, never run.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.protocol import parse_arguments
-from keel_lab.core.streaming import Assembly, CallState, StreamEvent, assemble
+from keel_lab.core.streaming import Notice, StreamEvent, assemble
 from keel_lab.core.tables import format_table, printable
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
 from keel_lab.providers.leaks import describe, leaked_calls
 from keel_lab.providers.streams import anthropic, gemini, ollama, openai_chat, openai_responses
 from keel_lab.providers.streams.common import Labelled
-from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
+from keel_lab.providers.streams.diagnostics import Diagnostics
 from keel_lab.providers.streams.records import iter_records, no_events, parse_records, read_file
 
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
@@ -51,7 +52,7 @@ class Diagnosis:
     format: str
     finish_reason: str | None
     calls: list[WireCallReport]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    diagnostics: list[Notice] = field(default_factory=list)
     interrupted: str | None = None
     text: str = ""  # the turn's text content, assembled alongside the calls
 
@@ -67,7 +68,7 @@ class Diagnosis:
     def to_dict(self) -> dict[str, Any]:
         return {"finish_reason": self.finish_reason,
                 "calls": [vars(c) for c in self.calls],
-                "diagnostics": [d.to_dict() for d in self.diagnostics]}
+                "diagnostics": [asdict(d) for d in self.diagnostics]}
 
     def table(self) -> str:
         rows = [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
@@ -81,17 +82,27 @@ class Diagnosis:
         return "\n".join(lines)
 
 
-def to_events(records: Iterable[dict[str, Any]], fmt: str, diag: Diagnostics
-              ) -> Iterator[StreamEvent]:
-    """The lab's events of a stream's payloads; messages name payloads as "event N" (from 0)."""
-    return _convert(((f"event {n}", r) for n, r in enumerate(records)), fmt, diag, "stream")
+def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEvent]:
+    """The lab's events of a stream's payloads, notices included; messages name payloads as
+    "event N" (from 0)."""
+    return _convert(((f"event {n}", r) for n, r in enumerate(records)), fmt, "stream")
 
 
-def _convert(records: Labelled, fmt: str, diag: Diagnostics, source: str
-             ) -> Iterator[StreamEvent]:
+def _convert(records: Labelled, fmt: str, source: str) -> Iterator[StreamEvent]:
+    """The converter's events, each after what it noticed before it, a server's error too."""
     if fmt not in CONVERTERS:
         raise LabError(f"unknown format {fmt!r}; formats: {', '.join(CONVERTERS)}")
-    return CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag)
+    diag = Diagnostics()
+    try:
+        for event in CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag):
+            yield from diag.said()
+            yield event
+    except ConnectionError as exc:
+        diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
+                  "refused")
+        yield from diag.said()
+        raise
+    yield from diag.said()
 
 
 def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> Labelled:
@@ -99,7 +110,8 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
     --format, or two streams mixed up); one of no known shape is noted and passed on."""
     own = errors = unknown = False
     for where, record in records:
-        error = record is not DONE and _is_error(record)
+        error = record is not DONE and ("error" in record
+                                        or record.get("type") in ("error", "response.failed"))
         found = None if record is DONE or error else record_format(record)
         if found is not None and found != fmt:
             raise LabError(f"{where}: {_a(found)} event in {_a(fmt)} stream" if own else
@@ -119,10 +131,6 @@ def _a(fmt: str) -> str:
     return f"{'an' if fmt[0] in 'aeiou' else 'a'} {fmt}"
 
 
-def _is_error(record: dict[str, Any]) -> bool:
-    return "error" in record or record.get("type") in ("error", "response.failed")
-
-
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
     """Assemble a recorded turn with the core assembler and explain every call."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
@@ -130,59 +138,15 @@ def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
 
 
 def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
-    diag = Diagnostics()
-    assembly = assemble(_noting_server_errors(_convert(records, fmt, diag, source), diag))
-    states = {s.index: s for s in assembly.calls}
-    for p in assembly.problems:  # the converter's own wording, where it noted one, comes first
-        diag.note(p.index, states[p.index].id, p.kind, p.message, "refused")
+    assembly = assemble(_convert(records, fmt, source))
     leaks = leaked_calls(assembly.text)
-    if leaks:
-        diag.note(None, None, "call_in_text", describe(leaks), "reported")
-    refusals = _Refusals(diag, states)
+    said = [Notice(None, None, "call_in_text", describe(leaks), "reported")] if leaks else []
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
                               None if s.refused else parse_arguments(s.arguments)[0],
-                              assembly.readiness(s).executable, refusals.explain(s, assembly))
-               for s in assembly.calls]
-    return Diagnosis(fmt, assembly.finish_reason, reports, list(diag),
+                              v.executable, None if v.executable else v.reason)
+               for s, v in ((s, assembly.readiness(s)) for s in assembly.calls)]
+    return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
                      assembly.refused if assembly.finish_reason is None else None, assembly.text)
-
-
-def _noting_server_errors(events: Iterator[StreamEvent], diag: Diagnostics
-                          ) -> Iterator[StreamEvent]:
-    try:
-        yield from events
-    except ConnectionError as exc:
-        diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
-                  "refused")
-        raise
-
-
-class _Refusals:
-    """The refusing diagnostics, gathered once: each call's first one, and the first that can
-    stand for a refused turn (one of the whole stream, or of a call not refused on its own)."""
-
-    def __init__(self, diag: Diagnostics, states: dict[int, CallState]) -> None:
-        refused = [d for d in diag if d.action == "refused"]
-        self.own: dict[int | None, Diagnostic] = {}
-        for d in refused:
-            self.own.setdefault(d.index, d)
-        self.cause = next((d for d in refused if d.index is None or d.index not in states
-                           or not states[d.index].refused), None)
-
-    def explain(self, state: CallState, assembly: Assembly) -> str | None:
-        """Why the assembler's verdict forbids this call, in the diagnostics' words: its own
-        refusal first, then what refused the whole turn, then the call's own reason."""
-        verdict = assembly.readiness(state)
-        if verdict.executable:
-            return None
-        own = self.own.get(state.index)
-        if own:
-            return own.message + ("; the turn is refused" if assembly.refused else "")
-        cause = self.cause
-        if assembly.refused and cause:
-            where = f" because of call {cause.index}" if cause.index is not None else ""
-            return f"not run: the turn is refused{where} ({cause.quirk}: {cause.message})"
-        return verdict.reason
 
 
 def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import reprlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,11 +53,8 @@ def json_type(value: Any) -> str:
 
 @dataclass(frozen=True)
 class Fields:
-    """One JSON object of a payload, read field by field with the type each must have.
-
-    A field that is absent or null reads as None (servers send `"id": null` on continuation
-    chunks); any other type than the one expected is a `LabError`.
-    """
+    """One JSON object of a payload, read field by field: absent or null reads as None (servers
+    send `"id": null` on continuation chunks), another type than the one expected raises."""
 
     value: Mapping[str, Any]
     where: str  # the event: "stream.sse, line 7"
@@ -140,3 +137,24 @@ def strict_dumps(value: Any, where: str) -> str:
         return json.dumps(value, allow_nan=False)
     except (ValueError, TypeError, RecursionError) as exc:
         raise LabError(f"{where}: not a JSON object ({type(exc).__name__})") from None
+
+
+def string_field(value: Mapping[str, Any], field: str, where: str, of: str,
+                 empty: bool = False) -> None:
+    """`value[field]` is a string (non-empty unless `empty`), else a `LabError` says what a
+    `value["type"]` `of` ("block", "item") needs."""
+    got = value.get(field)
+    if not isinstance(got, str) or not (got or empty):
+        raise LabError(f"{where}.{field}: a {value['type']} {of} needs a "
+                       f"{'' if empty else 'non-empty '}string, got {shown(got)}")
+
+
+def parts_text(content: Any, where: str, expected: str, part: Callable[[Any, str], str],
+               null: bool = True) -> str:
+    """The text of a message's content: a string, null (when `null`) or a list of content parts,
+    each checked and read by `part` (at `where[k]`)."""
+    if isinstance(content, str) or (content is None and null):
+        return content or ""
+    if not isinstance(content, list):
+        raise LabError(f"{where}: expected {expected}, got {type(content).__name__}")
+    return "".join(part(p, f"{where}[{k}]") for k, p in enumerate(content))

@@ -1,18 +1,23 @@
 """The provider formats the lab reads, by name, and how each is told apart from the others.
 
 One list of names serves the CLI's choices, the converters and detection: streams come in five
-formats, conversations (histories) in four.
+formats, conversations (histories) in four. A format has one name everywhere: OpenAI's Chat
+Completions is `openai-chat`, its Responses API `openai-responses`; the CLI still reads the
+older `openai` for `openai-chat` (`ALIASES`), with a note.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from keel_lab.core.errors import LabError
 
-STREAM_FORMATS = ("openai-chat", "openai-responses", "anthropic", "ollama", "gemini")
-HISTORY_FORMATS = ("openai", "anthropic", "gemini", "openai-responses")
+StreamFormat = Literal["openai-chat", "openai-responses", "anthropic", "ollama", "gemini"]
+HistoryFormat = Literal["openai-chat", "anthropic", "gemini", "openai-responses"]
+STREAM_FORMATS: tuple[StreamFormat, ...] = get_args(StreamFormat)
+HISTORY_FORMATS: tuple[HistoryFormat, ...] = get_args(HistoryFormat)
+ALIASES: dict[str, str] = {"openai": "openai-chat"}  # other names the CLI reads
 DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
 # content block types only Anthropic's Messages API has (OpenAI chat's image is `image_url`,
 # the Responses API's `input_image`)
@@ -22,7 +27,7 @@ RESPONSES_PARTS = ("input_text", "input_image", "input_file", "output_text")  # 
 RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoning")
 
 
-def record_format(record: dict[str, Any]) -> str | None:
+def record_format(record: dict[str, Any]) -> StreamFormat | None:
     """The stream format one payload belongs to, or None when its shape says nothing (an
     `error` payload looks alike in several formats, and is each converter's to read)."""
     kind = record.get("type")
@@ -40,7 +45,7 @@ def record_format(record: dict[str, Any]) -> str | None:
     return None
 
 
-def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> str:
+def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> StreamFormat:
     """The format of a stream, from the shape of its first recognisable payload."""
     for r in records:
         found = None if r is DONE else record_format(r)
@@ -50,11 +55,10 @@ def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> s
                    "pass --format")
 
 
-def detect_history(messages: Sequence[dict[str, Any]]) -> str:
-    """Gemini when any message has `parts`, Anthropic when any message carries a block only
-    Anthropic has (tool_use, tool_result, image, thinking, ...), the Responses API when any
-    item is typed (`function_call`, `message`, ...) or has a part only it has (`input_text`,
-    ...), else OpenAI."""
+def detect_history(messages: Sequence[dict[str, Any]]) -> HistoryFormat:
+    """Gemini when any message has `parts`, Anthropic when any carries a block only Anthropic has,
+    the Responses API when any item is typed or has a part only it has, else OpenAI's Chat
+    Completions."""
     if any("parts" in m for m in messages):
         return "gemini"
     kinds = {b.get("type") for m in messages if isinstance(m.get("content"), list)
@@ -63,4 +67,4 @@ def detect_history(messages: Sequence[dict[str, Any]]) -> str:
         return "anthropic"
     if kinds & set(RESPONSES_PARTS) or any(m.get("type") in RESPONSES_ITEMS for m in messages):
         return "openai-responses"
-    return "openai"
+    return "openai-chat"

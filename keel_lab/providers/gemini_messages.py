@@ -6,13 +6,11 @@ hold one response part per call part, and its error text says so. A call's `id` 
 the lab's policy for one without an id is `gemini-call-<n>-<k>` (content n, call k of it).
 Gemini documents a response's `id` as optional, "populated by the client to match the
 corresponding function call id", a call's `id` as one that "must be sent back", and a response's
-`name` as required and matching the call's. The lab's reading: a response with an id answers the
-call with that id; one without answers by name an id-less call, the k-th response of a name the
-k-th call of that name; never by position alone. A response that answers no call (an unknown id,
-a name no id-less call has, more responses than calls of a name, a second answer to one id) and a
-call left without a response are each reported.
-A `thoughtSignature` travels on the call's part: `thought_signatures` reads them and
-`to_gemini` puts them back, so a round trip keeps them.
+`name` as required and matching the call's. The lab's reading (`_pair`): a response answers the
+call with its id, else by name an id-less call, the k-th response of a name the k-th call of that
+name, never by position alone; a response that answers no call and a call left without one are
+each reported. A `thoughtSignature` travels on the call's part: `thought_signatures` reads them
+and `to_gemini` puts them back, so a round trip keeps them.
 """
 
 from __future__ import annotations
@@ -22,17 +20,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.history import HistoryProblem
+from keel_lab.core.history import HistoryProblem, ProblemKind
 from keel_lab.core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
-    system_apart,
 )
-from keel_lab.core.protocol import ToolCall, parse_arguments
+from keel_lab.core.protocol import ToolCall
 from keel_lab.providers.fields import shown, strict_dumps
+from keel_lab.providers.turns import arguments_object, request_turns
 
 COUNT = ("Please ensure that the number of function response parts is equal to the number of "
          "function call parts of the function call turn.")  # google-gemini/gemini-cli#4217
@@ -42,32 +40,24 @@ LAB = " (the lab's check)"
 def to_gemini(messages: Iterable[Message], signatures: Mapping[str, str] | None = None
               ) -> dict[str, Any]:
     """A `generateContent` request body (`contents`, and `systemInstruction` when there is a
-    system message). Consecutive tool results share one user content, one part per result;
-    a result is sent as `{"result": <text>}` (the lab's choice of key)."""
+    system message); a result is sent as `{"result": <text>}` (the lab's choice of key)."""
     signatures = signatures or {}
-    system, rest = system_apart(messages)
+    system, turns = request_turns(messages)
     out: list[dict[str, Any]] = []
-    for m in rest:
-        if isinstance(m, AssistantMessage):
+    for m in turns:
+        if isinstance(m, list):
+            out.append({"role": "user", "parts": [
+                {"functionResponse": {"id": r.tool_call_id, "name": r.name,
+                                      "response": {"result": r.content}}} for r in m]})
+        elif isinstance(m, AssistantMessage):
             parts: list[dict[str, Any]] = [{"text": m.content}] if m.content else []
             for c in m.tool_calls:
-                value, error = parse_arguments(c.arguments)
-                if value is None:
-                    raise LabError(f"call {c.id}: Gemini needs `args` as a JSON object; {error}")
-                part: dict[str, Any] = {"functionCall": {"id": c.id, "name": c.name,
-                                                         "args": value}}
+                part: dict[str, Any] = {"functionCall": {
+                    "id": c.id, "name": c.name, "args": arguments_object(c, "Gemini needs `args`")}}
                 if c.id in signatures:
                     part["thoughtSignature"] = signatures[c.id]
                 parts.append(part)
             out.append({"role": "model", "parts": parts})
-        elif isinstance(m, ToolMessage):
-            part = {"functionResponse": {"id": m.tool_call_id, "name": m.name,
-                                         "response": {"result": m.content}}}
-            if out and out[-1]["role"] == "user" and all(
-                    "functionResponse" in p for p in out[-1]["parts"]):
-                out[-1]["parts"].append(part)
-            else:
-                out.append({"role": "user", "parts": [part]})
         else:
             out.append({"role": "user", "parts": [{"text": m.content}]})
     body: dict[str, Any] = {"contents": out}
@@ -76,11 +66,14 @@ def to_gemini(messages: Iterable[Message], signatures: Mapping[str, str] | None 
     return body
 
 
+_Part = tuple[int, str, Mapping[str, Any]]  # (part k, id, part); a response's id may be ""
+
+
 @dataclass(frozen=True, slots=True)
 class _Content:
     role: str
-    calls: tuple[tuple[int, str, Mapping[str, Any]], ...]  # (part k, id, part)
-    responses: tuple[tuple[int, str, Mapping[str, Any]], ...]  # id "" when the part has none
+    calls: tuple[_Part, ...]
+    responses: tuple[_Part, ...]
     text: str
 
 
@@ -90,7 +83,7 @@ def from_gemini(contents: Sequence[Mapping[str, Any]],
     A malformed content raises `LabError` naming the content, the part and the field."""
     out: list[Message] = []
     if system_instruction:
-        text = _content(system_instruction, "systemInstruction", "user").text
+        text = _content(system_instruction, "systemInstruction", 0, "user").text
         out.append(SystemMessage(text))
     previous: _Content | None = None
     for n, c in enumerate(_contents(contents)):
@@ -119,9 +112,8 @@ def thought_signatures(contents: Sequence[Mapping[str, Any]]) -> dict[str, str]:
 
 
 def validate_gemini(contents: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
-    """Every pairing problem of these contents: Gemini's own text when a call turn is not
-    followed by as many function response parts, and, in the lab's words, each call left
-    unanswered (its name and position) and each response that answers no call."""
+    """Every pairing problem of these contents: Gemini's own text for a call turn not followed by
+    as many response parts, and, in the lab's words, each call unanswered and stray response."""
     parsed = list(_contents(contents))
     problems: list[HistoryProblem] = []
     first_seen: dict[str, str] = {}  # a call's own id -> where it was first used
@@ -150,7 +142,7 @@ def _turn(m: int | None, calls: tuple[_Part, ...], u: int | None,
     assert at is not None
     problems = []
     if len(calls) != len(responses):
-        kind = "missing_results" if len(calls) > len(responses) else "orphan_result"
+        kind: ProblemKind = "missing_results" if len(calls) > len(responses) else "orphan_result"
         ids = [i for _, i, _ in unanswered] if kind == "missing_results" \
             else [i for k, i, _ in responses if k in pairing.stray and i]
         problems.append(HistoryProblem(kind, COUNT, tuple(ids), at))
@@ -170,14 +162,11 @@ def _turn(m: int | None, calls: tuple[_Part, ...], u: int | None,
     return problems
 
 
-_Part = tuple[int, str, Mapping[str, Any]]  # (part k, id, part); a response's id may be ""
-
-
 @dataclass(frozen=True, slots=True)
 class _Pairing:
     answers: dict[int, str]  # response part k -> the id of the call it answers
     answered: set[str]  # the ids of the calls answered
-    stray: dict[int, tuple[str, str]]  # response part k -> (problem kind, why it answers none)
+    stray: dict[int, tuple[ProblemKind, str]]  # response part k -> (problem kind, why)
 
 
 def _pair(calls: tuple[_Part, ...], responses: tuple[_Part, ...]) -> _Pairing:
@@ -193,7 +182,7 @@ def _pair(calls: tuple[_Part, ...], responses: tuple[_Part, ...]) -> _Pairing:
     queues = {name: iter(ids) for name, ids in id_less.items()}  # each consumed in call order
     answers: dict[int, str] = {}
     answered: set[str] = set()
-    stray: dict[int, tuple[str, str]] = {}
+    stray: dict[int, tuple[ProblemKind, str]] = {}
     for k, i, p in responses:
         name = p["functionResponse"]["name"]
         if not i:
@@ -241,22 +230,11 @@ def _contents(contents: Sequence[Mapping[str, Any]]) -> Iterator[_Content]:
     if not isinstance(contents, Sequence) or isinstance(contents, str):
         raise LabError("contents: expected a list of content objects")
     for n, raw in enumerate(contents):
-        c = _content(raw, f"contents.{n}")
-        calls = tuple((k, _id(p["functionCall"]) or f"gemini-call-{n}-{j}", p)
-                      for j, (k, p) in enumerate(c.calls_raw))
-        responses = tuple((k, _id(p["functionResponse"]) or "", p) for k, p in c.responses_raw)
-        yield _Content(c.role, calls, responses, c.text)
+        yield _content(raw, f"contents.{n}", n)
 
 
-@dataclass(frozen=True, slots=True)
-class _Raw:
-    role: str
-    calls_raw: tuple[tuple[int, Mapping[str, Any]], ...]
-    responses_raw: tuple[tuple[int, Mapping[str, Any]], ...]
-    text: str
-
-
-def _content(c: Any, where: str, role: str | None = None) -> _Raw:
+def _content(c: Any, where: str, n: int, role: str | None = None) -> _Content:
+    """Content `n` read and checked; an id-less call is named `gemini-call-<n>-<k>`."""
     if not isinstance(c, Mapping):
         raise LabError(f"{where}: expected an object (a content), got {type(c).__name__}")
     for field in ("tool_calls", "tool_call_id", "content"):
@@ -269,7 +247,9 @@ def _content(c: Any, where: str, role: str | None = None) -> _Raw:
     parts = c.get("parts")
     if not isinstance(parts, list):
         raise LabError(f"{where}.parts: expected a list of parts, got {type(parts).__name__}")
-    calls, responses, text = [], [], []
+    calls: list[_Part] = []
+    responses: list[_Part] = []
+    text = []
     for k, p in enumerate(parts):
         here = f"{where}.parts.{k}"
         if not isinstance(p, Mapping):
@@ -280,13 +260,13 @@ def _content(c: Any, where: str, role: str | None = None) -> _Raw:
             _part(p, "functionCall", "args", here)
             if role != "model":
                 raise LabError(f"{here}: a functionCall part belongs in a model content")
-            calls.append((k, p))
+            calls.append((k, _id(p["functionCall"]) or f"gemini-call-{n}-{len(calls)}", p))
         if "functionResponse" in p:
             _part(p, "functionResponse", "response", here)
             if role != "user":
                 raise LabError(f"{here}: a functionResponse part belongs in a user content")
-            responses.append((k, p))
-    return _Raw(role, tuple(calls), tuple(responses), "".join(text))
+            responses.append((k, _id(p["functionResponse"]) or "", p))
+    return _Content(role, tuple(calls), tuple(responses), "".join(text))
 
 
 def _part(p: Mapping[str, Any], kind: str, body: str, where: str) -> None:

@@ -1,9 +1,8 @@
 """A lab `Tool` as a LangChain tool: `tool.invoke(tool_call)` returns a `ToolMessage`.
 
 LangChain's own form of the rule "every call gets exactly one message": invoked with a whole
-tool call (`{"type": "tool_call", "id", "name", "args"}`), a tool answers with a `ToolMessage`
-carrying that call's id. The lab's outcome decides the message: success gives the output, an
-error code gives `status="error"` with the same JSON error body the lab sends everywhere.
+tool call, a tool answers with a `ToolMessage` carrying that call's id; an error code gives
+`status="error"` with the same JSON error body the lab sends everywhere.
 """
 
 from __future__ import annotations

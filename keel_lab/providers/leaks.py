@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_right
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,7 +50,8 @@ def leaked_calls(text: str) -> list[Leak]:
         at = following
     starts = [r.start for r in tags]
     read_to = 0  # the end of the last call object read: lines before it are inside it
-    for start in _object_lines(plain):
+    for line in re.finditer(r"^[ \t]*\{", plain, re.MULTILINE):  # a line opening with "{"
+        start = line.end() - 1
         tag = bisect_right(starts, start) - 1
         if start < read_to or (tag >= 0 and start in tags[tag]):
             continue
@@ -82,15 +82,9 @@ def describe(leaks: list[Leak]) -> str:
             "model's call syntax would send them as calls)")
 
 
-def _object_lines(plain: str) -> Iterator[int]:
-    """Where a line opens with "{" (after indentation)."""
-    return (m.end() - 1 for m in re.finditer(r"^[ \t]*\{", plain, re.MULTILINE))
-
-
 def _standing_call(plain: str, start: int) -> tuple[str | None, int]:
-    """The call's name when a call object starts here and nothing but blanks follows it on its
-    last line; where the next candidate may start: after the call, or after text nested deeper
-    than the decoder follows (every line in it opens another level of the same structure)."""
+    """The call's name when a call object starts here and stands alone on its last line, and
+    where the next candidate may start (after the call, or after text nested too deep)."""
     try:
         value, end = _decode(plain, start)
     except _TooDeep as exc:

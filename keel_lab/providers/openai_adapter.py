@@ -2,7 +2,8 @@
 /v1, vLLM, llama.cpp server, or the lab's replay server).
 
 Streaming goes through the same converter and assembler as recorded streams, so every quirk rule
-applies to live traffic too; `diagnostics` keeps what each streamed turn showed.
+applies to live traffic too; `diagnostics` keeps what the converter noticed in each streamed
+turn, as an assembler hears it.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from typing import Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.model import Turn
-from keel_lab.core.streaming import StreamEvent
+from keel_lab.core.streaming import Notice, StreamAssembler, StreamEvent
 from keel_lab.core.tools import Toolset
 from keel_lab.providers.diagnosis import to_events
 from keel_lab.providers.openai_messages import from_openai, to_openai
-from keel_lab.providers.streams.diagnostics import Diagnostic, Diagnostics
 
 
 def _sdk() -> Any:
@@ -36,11 +36,7 @@ class OpenAIChatAdapter:
         self.model = model
         self.client = client or _sdk().OpenAI(base_url=base_url, api_key=api_key,
                                               timeout=timeout, max_retries=0)
-        self.diagnostics: list[list[Diagnostic]] = []  # one list per streamed turn
-
-    @property
-    def last_diagnostics(self) -> list[Diagnostic]:
-        return self.diagnostics[-1] if self.diagnostics else []
+        self.diagnostics: list[list[Notice]] = []  # one list per streamed turn
 
     def _request(self, messages: Sequence[Message], tools: Toolset) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_openai(messages)}
@@ -57,12 +53,13 @@ class OpenAIChatAdapter:
 
     def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                ) -> Iterator[StreamEvent]:
-        diagnostics = Diagnostics()
-        self.diagnostics.append(diagnostics)
+        heard = StreamAssembler()
+        self.diagnostics.append(heard.notices)
         chunks = self.client.chat.completions.create(stream=True,
                                                      **self._request(messages, tools))
         try:
-            yield from to_events((chunk.to_dict() for chunk in chunks), "openai-chat",
-                                 diagnostics)
+            for event in to_events((chunk.to_dict() for chunk in chunks), "openai-chat"):
+                heard.feed(event)
+                yield event
         finally:
             chunks.close()

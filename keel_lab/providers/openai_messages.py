@@ -14,7 +14,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
-from keel_lab.providers.fields import shown
+from keel_lab.providers.fields import parts_text, shown
 from keel_lab.providers.formats import ANTHROPIC_BLOCKS, RESPONSES_ITEMS, RESPONSES_PARTS
 
 
@@ -48,7 +48,8 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
         if not isinstance(d, Mapping):
             raise LabError(f"{where}: expected an object (a message), got {type(d).__name__}")
         role = d.get("role")
-        content = _text(d.get("content"), where)
+        content = parts_text(d.get("content"), f"{where}.content",
+                             "a string, a list of parts or null", _part)
         if role in ("system", "developer"):
             out.append(SystemMessage(content))
         elif role == "user":
@@ -81,32 +82,21 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
 PART_TYPES = ("text", "image_url", "input_audio", "file", "refusal")  # Chat Completions parts
 
 
-def _text(content: Any, where: str) -> str:
-    """The text of a message's content: a string, null, or a list of content parts."""
-    if content is None or isinstance(content, str):
-        return content or ""
-    if not isinstance(content, list):
-        raise LabError(f"{where}.content: expected a string, a list of parts or null, got "
-                       f"{type(content).__name__}")
-    texts = []
-    for k, p in enumerate(content):
-        here = f"{where}.content[{k}]"
-        kind = p.get("type") if isinstance(p, Mapping) else None
-        if kind in ANTHROPIC_BLOCKS:
-            raise LabError(f"{here}: {_a(kind)} block is Anthropic's format, not OpenAI chat "
-                           "(validate it as --format anthropic; a history cannot mix both)")
-        if kind in RESPONSES_PARTS:
-            raise LabError(f"{here}: {_a(kind)} part is the Responses API's, not OpenAI chat "
-                           "(validate it as --format openai-responses)")
-        if kind not in PART_TYPES:
-            raise LabError(f"{here}: expected a content part with 'type' one of "
-                           f"{', '.join(PART_TYPES)}, got {shown(kind)}")
-        if kind == "text":
-            if not isinstance(p.get("text"), str):
-                raise LabError(f"{here}.text: expected a string, got "
-                               f"{type(p.get('text')).__name__}")
-            texts.append(p["text"])
-    return "".join(texts)
+def _part(p: Any, here: str) -> str:
+    """One content part checked, and its text ("" for a part that is not text)."""
+    kind = p.get("type") if isinstance(p, Mapping) else None
+    if kind in ANTHROPIC_BLOCKS:
+        raise LabError(f"{here}: {_a(kind)} block is Anthropic's format, not OpenAI chat "
+                       "(validate it as --format anthropic; a history cannot mix both)")
+    if kind in RESPONSES_PARTS:
+        raise LabError(f"{here}: {_a(kind)} part is the Responses API's, not OpenAI chat "
+                       "(validate it as --format openai-responses)")
+    if kind not in PART_TYPES:
+        raise LabError(f"{here}: expected a content part with 'type' one of "
+                       f"{', '.join(PART_TYPES)}, got {shown(kind)}")
+    if kind == "text" and not isinstance(p.get("text"), str):
+        raise LabError(f"{here}.text: expected a string, got {type(p.get('text')).__name__}")
+    return p["text"] if kind == "text" else ""
 
 
 def _a(kind: str) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.history import validate_history
 from keel_lab.core.messages import AssistantMessage
-from keel_lab.providers.conversation import loads
+from keel_lab.core.strict_json import read_json
 from keel_lab.providers.diagnosis import diagnose
 from keel_lab.providers.formats import DONE
 from keel_lab.providers.openai_messages import from_openai
@@ -149,10 +149,12 @@ class ReplayServer:
                 if len(raw) < int(length):
                     return self._json(400, _error("the body ended before Content-Length"))
                 try:
-                    body = loads(raw.decode("utf-8"), "request body")
+                    body = read_json(raw.decode("utf-8"), "request body")
                     if not isinstance(body, dict):
                         raise LabError("request body: expected a JSON object")
-                    messages = from_openai(_list(body.get("messages")))
+                    if not isinstance(body.get("messages"), list):
+                        raise LabError("request body: 'messages' must be a list of messages")
+                    messages = from_openai(body["messages"])
                 except (UnicodeDecodeError, LabError) as exc:
                     return self._json(400, _error(f"unreadable request: {exc}"))
                 replay.requests.append(body)
@@ -223,12 +225,6 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that left mid-answer is its own business: no traceback on stderr."""
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise LabError("request body: 'messages' must be a list of messages")
-    return value
 
 
 def _error(message: str) -> dict[str, Any]:

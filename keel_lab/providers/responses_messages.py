@@ -31,7 +31,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
-from keel_lab.providers.fields import shown
+from keel_lab.providers.fields import parts_text, shown, string_field
 
 MISSING = "No tool output found for function call {id}."
 ORPHAN = "No tool call found for function call output with call_id {id}."
@@ -160,9 +160,9 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
         raise LabError(f"{where}: a {kind!r} block is Anthropic's format, not the Responses "
                        "API's")
     if kind in CALL_ITEMS:
-        _string(item, "call_id", where)
+        string_field(item, "call_id", where, "item")
     if kind == "function_call":
-        _string(item, "name", where)
+        string_field(item, "name", where, "item")
         if not isinstance(item.get("arguments"), str):
             raise LabError(f"{where}.arguments: a function_call needs a JSON string, got "
                            f"{shown(item.get('arguments'))}")
@@ -184,29 +184,18 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
     return kind, role
 
 
-def _string(item: Mapping[str, Any], field: str, where: str) -> None:
-    value = item.get(field)
-    if not isinstance(value, str) or not value:
-        raise LabError(f"{where}.{field}: a {item['type']} item needs a non-empty string, got "
-                       f"{shown(value)}")
-
-
 def _text(content: Any, where: str = "", required: bool = False) -> str:
     """The text of a content or output: a string, or a list of parts (their `text`)."""
-    if isinstance(content, str) or (content is None and not required):
-        return content or ""
-    if not isinstance(content, list):
-        raise LabError(f"{where}: expected a string or a list of parts, got "
-                       f"{type(content).__name__}")
-    texts = []
-    for k, part in enumerate(content):
-        if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
-            raise LabError(f"{where}[{k}]: expected a part object with a string 'type'")
-        if part["type"] in ("tool_use", "tool_result"):
-            raise LabError(f"{where}[{k}]: a {part['type']!r} block is Anthropic's format, not "
-                           "the Responses API's (a history cannot mix formats)")
-        text = part.get("text")
-        if text is not None and not isinstance(text, str):
-            raise LabError(f"{where}[{k}].text: expected a string, got {shown(text)}")
-        texts.append(text or "")
-    return "".join(texts)
+    return parts_text(content, where, "a string or a list of parts", _part, null=not required)
+
+
+def _part(part: Any, where: str) -> str:
+    if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
+        raise LabError(f"{where}: expected a part object with a string 'type'")
+    if part["type"] in ("tool_use", "tool_result"):
+        raise LabError(f"{where}: a {part['type']!r} block is Anthropic's format, not the "
+                       "Responses API's (a history cannot mix formats)")
+    text = part.get("text")
+    if text is not None and not isinstance(text, str):
+        raise LabError(f"{where}.text: expected a string, got {shown(text)}")
+    return text or ""

@@ -1,18 +1,14 @@
-"""The switches providers offer around parallel calls, as request bodies the lab builds.
-
-- OpenAI (Chat Completions and Responses): `parallel_tool_calls: false` - at most one call
-  per turn.
-- Anthropic Messages: `tool_choice` with `disable_parallel_tool_use: true` - at most one
-  call with `auto`, exactly one with `any` or `tool`.
-- Anthropic `tool_result` blocks carry `is_error: true` when the tool failed; the lab sets it
-  for every outcome with an error code. The block still answers its `tool_use` id - an error
-  is a result, not a missing one.
+"""The switches providers offer around parallel calls, as request bodies the lab builds:
+OpenAI's `parallel_tool_calls: false` (at most one call per turn) and Anthropic's
+`disable_parallel_tool_use: true` on `tool_choice` (at most one call with `auto`, exactly one
+with `any` or `tool`). An Anthropic `tool_result` of a failed tool carries `is_error: true` and
+still answers its `tool_use` id: an error is a result, not a missing one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from keel_lab.core.messages import Message
 from keel_lab.core.tools import ToolOutcome, Toolset
@@ -30,18 +26,13 @@ def openai_chat_request(model: str, messages: Sequence[Message], tools: Toolset,
     return body
 
 
-def anthropic_tools(tools: Toolset) -> list[dict[str, Any]]:
-    return [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-            for t in tools.tools.values()]
-
-
 def anthropic_request(model: str, messages: Sequence[Message], tools: Toolset, *,
-                      parallel: bool = True, choice: str = "auto", max_tokens: int = 1024
-                      ) -> dict[str, Any]:
-    """A Messages request; `parallel=False` sets `disable_parallel_tool_use` on `tool_choice`
-    (`choice` is "auto" or "any")."""
+                      parallel: bool = True, choice: Literal["auto", "any"] = "auto",
+                      max_tokens: int = 1024) -> dict[str, Any]:
+    """A Messages request; `parallel=False` sets `disable_parallel_tool_use` on `tool_choice`."""
     body: dict[str, Any] = {"model": model, "max_tokens": max_tokens, **to_anthropic(messages),
-                            "tools": anthropic_tools(tools)}
+                            "tools": [{"name": t.name, "description": t.description,
+                                       "input_schema": t.parameters} for t in tools.tools.values()]}
     if not parallel or choice != "auto":
         body["tool_choice"] = {"type": choice}
         if not parallel:

@@ -7,17 +7,13 @@ import pytest
 
 import keel_lab
 from keel_lab import ToolMessage, make_batches, run_status
-from keel_lab.course.checks import (
-    ExerciseNotPassed,
-    check,
-    verify_answer_all,
-    verify_is_executable,
-    verify_make_batches,
-    verify_pair_results,
-    verify_run_status,
-)
+from keel_lab.course.checks import ExerciseNotPassed, check
+from keel_lab.course.checks.batching import verify_make_batches
 from keel_lab.course.checks.delegation import references
-from keel_lab.course.checks.pairing import random_ids
+from keel_lab.course.checks.history import verify_answer_all
+from keel_lab.course.checks.pairing import random_ids, verify_pair_results
+from keel_lab.course.checks.partial_success import verify_run_status
+from keel_lab.course.checks.streaming import verify_is_executable
 
 # --- answer_all ---
 
@@ -426,7 +422,7 @@ EXECUTABLE_RIGHT = [executable, executable_terse]
 EXECUTABLE_WRONG = [
     (null_is_no_arguments, "must be a JSON object, got NoneType"),
     (at_first_parse, "the stream has not closed this call yet"),
-    (closed_only, "arguments are not valid JSON"),
+    (closed_only, "arguments: not valid JSON"),
     (any_json, "arguments must be a JSON object"),
     (json_only, 'a parameterless tool: arguments "", {} or blank (null is no object), chunk 5'),
     (braces, "text in braces that is not JSON"),

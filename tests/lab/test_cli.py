@@ -18,7 +18,7 @@ def test_pairing_json_has_the_promised_fields(capsys):
     out = json.loads(capsys.readouterr().out)
     assert (out["trials"], out["calls"], out["seed"]) == (200, 4, 9)
     assert set(out["strategies"]) == {"position_over_gather", "position_over_completion",
-                                      "position_with_skip", "call_id"}
+                                      "position_with_skip", "by_call_id"}
     for counts in out["strategies"].values():
         assert set(counts) == {"trials_with_mismatch", "mismatched_pairs"}
         assert all(isinstance(v, int) for v in counts.values())
@@ -112,7 +112,7 @@ def test_json_is_strict(monkeypatch, capsys):
 
 # Output that cannot be written: one line on stderr and exit 74, never 1 (a verdict) (T1's 4).
 
-STREAM = Path(__file__).resolve().parents[2] / "keel_lab/data/streams/openai-chat/one_call.sse"
+STREAM = Path(__file__).resolve().parents[2] / "data/streams/openai-chat/one_call.sse"
 
 
 class _Full(io.StringIO):

@@ -7,7 +7,7 @@ import pytest
 
 from keel_lab.cli import main
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 
 
 def test_assemble_json_shape_and_exit_zero(capsys):
@@ -44,8 +44,8 @@ def test_assemble_with_a_wrong_format(capsys):
 
 @pytest.mark.parametrize(("content", "says"), [
     ('data: {"choices": "x"}\n\n', "line 1: field 'choices' must be a list of objects"),
-    ('{"a": 1, "a": 2}\n', "line 1: duplicate key 'a'"),
-    ("[" * 100_000 + "]" * 100_000 + "\n", "line 1: JSON nested too deeply"),
+    ('{"a": 1, "a": 2}\n', "line 1: the key 'a' appears twice"),
+    ("[" * 100_000 + "]" * 100_000 + "\n", "line 1: nested deeper than 100 levels"),
     ('{"message": {"content": "\\ud800"}, "done": true}\n', "lone surrogate"),
     ('{"message": {"content": "\\u001b[2J"}, "done": 3}\n', "'done' must be true or false"),
 ])
@@ -105,7 +105,18 @@ def test_validate_openai(tmp_path, capsys):
     path.write_text(json.dumps([*CONVERSATION, {"role": "tool", "tool_call_id": "call_b",
                                                 "content": "2"}]))
     assert main(["validate", str(path)]) == 0
-    assert "openai conversation, valid" in capsys.readouterr().out
+    assert "openai-chat conversation, valid" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["assemble", "validate"])
+def test_format_openai_is_read_as_openai_chat_with_a_note(tmp_path, capsys, command):
+    path = tmp_path / "history.json"
+    path.write_text(json.dumps([{"role": "user", "content": "q"}]))
+    given = {"assemble": str(STREAMS / "openai-chat/parallel_calls.sse"), "validate": str(path)}
+    assert main([command, given[command], "--format", "openai"]) == 0
+    out, err = capsys.readouterr()
+    assert "openai-chat" in out and "openai " not in out
+    assert err == "keel-lab: note: --format openai is read as openai-chat\n"
 
 
 def test_validate_anthropic_auto_detected(tmp_path, capsys):
@@ -122,7 +133,7 @@ def test_validate_anthropic_auto_detected(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    ("{", "not JSON"), ('{"messages": 3}', "expected a list of message objects"),
+    ("{", "not valid JSON"), ('{"messages": 3}', "expected a list of message objects"),
     ('[{"role": "robot"}]', "messages[0]: unknown role 'robot'"),
 ])
 def test_validate_unreadable(tmp_path, capsys, content, message):

@@ -1,10 +1,11 @@
 import json
+from pathlib import Path
 
 import pytest
 
 from keel_lab import LabError, incident_tools
 from keel_lab.cli import main
-from keel_lab.course import data
+from keel_lab.course import data, fonts
 from keel_lab.course.experiments.providers import stream_names, stream_report
 
 
@@ -27,7 +28,7 @@ def empty_install(tmp_path, monkeypatch):
     """`keel_lab/data` as an install that lost its package data; caches cleared around it."""
     for cached in (data.load, data.incidents, data.services):
         cached.cache_clear()
-    monkeypatch.setattr(data, "DATA_DIR", tmp_path)
+    monkeypatch.setattr(data, "root", lambda: tmp_path)
     yield tmp_path
     for cached in (data.load, data.incidents, data.services):
         cached.cache_clear()
@@ -62,4 +63,18 @@ def test_missing_streams_are_an_incomplete_install_too(empty_install):
 
 def test_path_returns_what_exists():
     assert data.path("streams", "quirks").is_dir()
-    assert data.path("scripts", "two_lookups.json") == data.DATA_DIR / "scripts/two_lookups.json"
+    assert data.path("scripts", "two_lookups.json") == data.root() / "scripts/two_lookups.json"
+
+
+def test_the_data_is_the_package_keel_lab_data_read_from_the_checkout():
+    """The editable install (`make install`) maps keel_lab.data to the repository's data/."""
+    assert data.root() == Path(__file__).resolve().parents[2] / "data"
+    assert data.path("fonts", fonts.FONT).is_file()
+
+
+def test_a_lost_data_package_is_an_incomplete_install(monkeypatch):
+    monkeypatch.setattr(data, "PACKAGE", "keel_lab.no_such_data")
+    monkeypatch.setattr(data, "root", data.root.__wrapped__)  # uncached
+    with pytest.raises(LabError, match=r"the package keel_lab\.no_such_data is missing: the "
+                                       r"keel-lab install is incomplete"):
+        data.path("incidents.json")

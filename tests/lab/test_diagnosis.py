@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 
 from keel_lab import LabError
+from keel_lab.core.strict_json import read_json
 from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
 from keel_lab.providers.formats import DONE
 from keel_lab.providers.formats import detect_stream as detect
 from keel_lab.providers.streams.records import (
     MAX_BYTES,
-    load_json,
     parse_records,
     read_bytes,
     sse_events,
 )
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 LOOKUP_1 = ("lookup_incident", {"incident_id": "INC-001"})
 LOOKUP_2 = ("lookup_incident", {"incident_id": "INC-002"})
 MIXED = [("lookup_incident", {"incident_id": "INC-003"}),
@@ -144,7 +144,7 @@ def test_sse_rules():
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (b"data: {not json}\n\n", "line 1: not JSON"),
+    (b"data: {not json}\n\n", "line 1: not valid JSON"),
     (b'{"a": 1}\n[1, 2]\n', "line 2: expected a JSON object, got list"),
     (b"\xff\xfe\x00garbage", "binary data (a NUL byte at offset 2)"),
     (b"\xc3\x28 not utf-8", "not UTF-8 text (invalid byte at offset 0)"),
@@ -319,20 +319,20 @@ def test_an_unknown_payload_is_noted():
 
 
 @pytest.mark.parametrize(("text", "says"), [
-    ('{"a": 1, "a": 2}', "duplicate key 'a' in one object"),
-    ('{"a": NaN}', "NaN is not JSON"),
-    ('{"a": 1e400}', "out of range for a float"),
-    ('{"a": ' + "9" * 5000 + "}", "a number too long to read"),
-    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
-    ('{"a": {"b": ["\\udc00"]}}', r"field 'a.b\[0\]' holds a lone surrogate"),
+    ('{"a": 1, "a": 2}', "the key 'a' appears twice in one object"),
+    ('{"a": NaN}', "a: NaN is not a JSON number"),
+    ('{"a": 1e400}', "a: the number 1e400 is too large"),
+    ('{"a": ' + "9" * 5000 + "}", r"a: the number 9+\.\.\. \(5000 characters\) is too large"),
+    ("[" * 100_000 + "]" * 100_000, "nested deeper than 100 levels"),
+    ('{"a": {"b": ["\\udc00"]}}', r"a\.b\[0\]: a string holds a lone surrogate"),
     ('{"a": "\\ud83d\\ude00"}', None),  # a pair is one character, and fine
 ])
 def test_strict_json(text, says):
     if says is None:
-        assert load_json(text, "line 1") == {"a": "\U0001f600"}
+        assert read_json(text, "line 1") == {"a": "\U0001f600"}
         return
     with pytest.raises(LabError, match=f"line 1: .*{says}"):
-        load_json(text, "line 1")
+        read_json(text, "line 1")
 
 
 def test_lines_split_only_at_line_ends():

@@ -93,7 +93,7 @@ def cases(draw: st.DrawFn) -> tuple[str, str]:
     every = list(paths(history))
     path = every[draw(st.integers(0, len(every) - 1))]
     kind = draw(st.sampled_from(KINDS))
-    fmt = draw(st.sampled_from(["auto", "openai", "anthropic", "openai-responses", "gemini"]))
+    fmt = draw(st.sampled_from(["auto", "openai-chat", "anthropic", "openai-responses", "gemini"]))
     return mutate(history, path, kind, draw(st.integers(0, 100))), fmt
 
 

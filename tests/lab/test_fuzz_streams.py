@@ -27,10 +27,9 @@ from keel_lab import LabError
 from keel_lab.cli import main
 from keel_lab.providers.diagnosis import _convert
 from keel_lab.providers.formats import STREAM_FORMATS, detect_stream
-from keel_lab.providers.streams.diagnostics import Diagnostics
 from keel_lab.providers.streams.records import iter_records, read_file
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 FILES = sorted(STREAMS.rglob("*.*"))
 DEEP = "[" * 100_000 + "]" * 100_000
 REPLACEMENTS: list[Any] = [None, True, 0, -1, 2**40, 1.5, "", "0", "x", "\x1b[2J", [], {}, [1],
@@ -115,7 +114,7 @@ def converter_error_site(path: Path, fmt: str) -> str | None:
     try:
         records = list(iter_records(read_file(path), str(path)))
         fmt = detect_stream([r for _, r in records], str(path)) if fmt == "auto" else fmt
-        list(_convert(iter(records), fmt, Diagnostics(), str(path)))
+        list(_convert(iter(records), fmt, str(path)))
     except (LabError, ConnectionError):
         return None
     except Exception as exc:  # collecting every other kind is the point

@@ -22,7 +22,7 @@ from keel_lab.providers.gemini_messages import (
     validate_gemini,
 )
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams" / "gemini"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams" / "gemini"
 
 
 def quirks(d):

@@ -152,7 +152,7 @@ def test_anthropic_an_image_only_history_is_detected_as_anthropic(tmp_path):
     assert validate_conversation(*reversed(read_conversation(path))) == []
     with pytest.raises(LabError, match=r"an 'image' block is Anthropic's format.*--format "
                                        r"anthropic"):
-        validate_conversation(history, "openai")
+        validate_conversation(history, "openai-chat")
 
 
 # time --------------------------------------------------------------------------------------
@@ -212,16 +212,16 @@ def test_a_long_key_path_is_bounded_in_the_error_line(tmp_path, capsys):
     assert len(str(exc.value)) < 300
 
 
-def test_a_responses_file_under_format_openai_says_what_it_is(tmp_path):
+def test_a_responses_file_under_format_openai_chat_says_what_it_is(tmp_path):
     items = [{"role": "user", "content": "q"},
              {"type": "function_call", "call_id": "c", "name": "f", "arguments": "{}"}]
     with pytest.raises(LabError, match=r"messages\[1\]: a 'function_call' item is the Responses "
                                        r"API's.*--format openai-responses\)$"):
-        validate_conversation(items, "openai")
+        validate_conversation(items, "openai-chat")
     typed = [{"role": "user", "content": [{"type": "input_text", "text": "q"}]}]
     assert detect_history(typed) == "openai-responses"
     with pytest.raises(LabError, match=r"an 'input_text' part is the Responses API's"):
-        validate_conversation(typed, "openai")
+        validate_conversation(typed, "openai-chat")
 
 
 @settings(max_examples=300, derandomize=True, deadline=None, database=None)

@@ -1,6 +1,8 @@
 """`pip install .` (not editable) carries the package data, offline: the wheel is built with the
 venv's own setuptools (no build isolation, no index) from a copy of the sources, so the working
-tree gets no build/ folder."""
+tree gets no build/ folder. The data is the repository's data/, which pyproject.toml maps to the
+package keel_lab.data: in the wheel it is keel_lab/data/. (tests/lab/test_data.py checks that the
+editable install reads data/ itself.)"""
 
 import os
 import shutil
@@ -12,9 +14,12 @@ from pathlib import Path
 import pytest
 
 from keel_lab.course import data
+from keel_lab.course.experiments.providers import stream_report
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "keel_lab" / "data"
+DATA = ROOT / "data"
+SOURCES = ("keel_lab", "keel_course", "data")  # what pyproject.toml's packages come from
+STREAM = "openai-chat/parallel_calls.sse"
 SCENARIO = ("import sys; from keel_lab.cli import main; "
             "sys.exit(main(['experiments', 'partial', '--json']))")
 
@@ -30,8 +35,9 @@ def wheel(tmp_path_factory) -> Path:
     src = tmp_path_factory.mktemp("src")
     shutil.copy(ROOT / "pyproject.toml", src)
     shutil.copy(ROOT / "README.md", src)
-    shutil.copytree(ROOT / "keel_lab", src / "keel_lab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for folder in SOURCES:
+        shutil.copytree(ROOT / folder, src / folder,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     _pip("wheel", "-w", "dist", ".", cwd=src)
     [built] = (src / "dist").glob("keel_lab-*.whl")
     return built
@@ -60,15 +66,25 @@ def test_every_data_file_is_in_the_wheel(wheel):
     assert expected - names == set()
 
 
+def test_every_module_is_in_the_wheel(wheel):
+    """pyproject.toml lists the packages (a find would miss keel_lab.data): none forgotten."""
+    modules = {p.relative_to(ROOT).as_posix() for package in ("keel_lab", "keel_course")
+               for p in (ROOT / package).rglob("*.py")}
+    assert modules - set(zipfile.ZipFile(wheel).namelist()) == set()
+
+
 def test_the_installed_copy_reads_its_own_data(installed):
-    done = _run("import keel_lab; from keel_lab.course import data; "
-                "from keel_lab.course.experiments.providers import stream_names; "
-                "print(keel_lab.__file__); print(len(data.incidents()), len(stream_names()))",
-                installed)
+    done = _run("import keel_lab; from keel_lab.course import data, fonts; "
+                "from keel_lab.course.experiments.providers import stream_names, stream_report; "
+                "print(keel_lab.__file__); print(data.root()); print(fonts.font_path()); "
+                "print(len(data.incidents()), len(stream_names()), "
+                f"len(stream_report({STREAM!r}).rows))", installed)
     assert done.returncode == 0, done.stderr
-    where, counts = done.stdout.splitlines()
-    assert Path(where).is_relative_to(installed)
-    assert counts == f"{len(data.incidents())} {len(list((DATA / 'streams').rglob('*.*')))}"
+    *where, counts = done.stdout.splitlines()
+    assert [Path(w).relative_to(installed).as_posix() for w in where] == [
+        "keel_lab/__init__.py", "keel_lab/data", "keel_lab/data/fonts/NotoSansSC-keel-subset.ttf"]
+    assert counts == (f"{len(data.incidents())} {len(list((DATA / 'streams').rglob('*.*')))} "
+                      f"{len(stream_report(STREAM).rows)}")
     scenario = _run(SCENARIO, installed)
     assert scenario.returncode == 0, scenario.stderr
     assert "tool_internal_error: FileNotFoundError" not in scenario.stdout

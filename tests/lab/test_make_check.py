@@ -36,14 +36,14 @@ def command(*args: str, env: dict[str, str] | None = None) -> str:
 
 def test_language_zh_checks_the_chinese_edition_in_chinese():
     assert command("LANGUAGE=zh").startswith("KEEL_LAB_LANG=zh .venv/bin/pytest --nbval-lax ")
-    assert command("LANGUAGE=zh").endswith(" -rN notebooks/zh/*.ipynb")
-    assert command().endswith(" -rN notebooks/*.ipynb")
+    assert command("LANGUAGE=zh").endswith(" -rN workspace/zh/*.ipynb")
+    assert command().endswith(" -rN workspace/*.ipynb")
     assert command().startswith("KEEL_LAB_LANG=en ")
 
 
 def test_the_default_is_keel_lab_lang_and_never_gettexts_language():
-    assert command(env={ENV: "zh"}).endswith(" notebooks/zh/*.ipynb")
-    assert command(env={"LANGUAGE": "en_US:en"}).endswith(" -rN notebooks/*.ipynb")
+    assert command(env={ENV: "zh"}).endswith(" workspace/zh/*.ipynb")
+    assert command(env={"LANGUAGE": "en_US:en"}).endswith(" -rN workspace/*.ipynb")
 
 
 def test_an_edition_that_does_not_exist_is_one_line_and_exit_2():

@@ -99,31 +99,12 @@ def test_stream_is_seeded(tools):
     assert a != list(OfflineAdapter(seed=2).stream(q, tools, TURN))
 
 
-def test_scripted_adapter_replays_turns_and_refuses_to_stream(tmp_path, tools):
-    path = tmp_path / "script.json"
-    path.write_text(json.dumps([
-        {"tool_calls": [{"id": "c1", "name": "lookup_incident",
-                         "arguments": {"incident_id": "INC-001"}}]},
-        {"content": "done"}]))
-    s = ScriptedAdapter.from_file(path)
-    assert s.complete([], tools, TURN).tool_calls == (
-        ToolCall("c1", "lookup_incident", '{"incident_id": "INC-001"}'),)
+def test_scripted_adapter_replays_turns_and_refuses_to_stream(tools):
+    call = ToolCall("c1", "lookup_incident", '{"incident_id": "INC-001"}')
+    s = ScriptedAdapter([AssistantMessage(tool_calls=(call,)), AssistantMessage("done")])
+    assert s.complete([], tools, TURN).tool_calls == (call,)
     assert s.complete([], tools, Turn(TURN.ids, 1)) == AssistantMessage("done")
     with pytest.raises(LabError, match="the script has 2 turns; step 2 has none"):
         s.complete([], tools, Turn(TURN.ids, 2))
     with pytest.raises(NotImplementedError, match="no fragments to stream"):
         s.stream([], tools, TURN)
-
-
-@pytest.mark.parametrize("content", ["{", '{"turns": 1}', '[{"tool_calls": [{"id": "x"}]}]'])
-def test_scripted_adapter_names_a_bad_file(tmp_path, content):
-    path = tmp_path / "bad.json"
-    path.write_text(content)
-    with pytest.raises(LabError, match=r"bad\.json: not a script of turns"):
-        ScriptedAdapter.from_file(path)
-
-
-def test_shipped_script_loads():
-    from keel_lab.course.data import DATA_DIR
-    s = ScriptedAdapter.from_file(DATA_DIR / "scripts" / "two_lookups.json")
-    assert len(s.turns[0].tool_calls) == 2

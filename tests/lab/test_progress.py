@@ -46,7 +46,7 @@ def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A notebook folder the kernel runs in, with recording switched on."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv(SWITCH, raising=False)
-    progress._notice.said = False
+    progress._said.clear()
     return tmp_path
 
 
@@ -113,16 +113,26 @@ def test_a_corrupt_file_is_left_alone_and_said_once(here, capsys):
     check(RIGHT)
     check(RIGHT)
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{FILE}: not JSON" in err
+    assert err.count("\n") == 1 and f"{FILE}: not valid JSON" in err
     assert (here / FILE).read_text() == '{"exercises": {"run_status": '
 
 
-def test_from_the_course_folder_the_default_is_the_notebooks_progress(here):
-    """`keel-lab progress` run where `make check` is run finds what `make check` recorded."""
+def test_from_the_course_folder_the_default_is_the_learners_copys_progress(here, monkeypatch):
+    """`keel-lab progress` run where `make check` is run finds what `make check` recorded, in
+    the learner's copy of the course (workspace/; workspace/zh/ for the Chinese edition), or in
+    a handout's notebooks/."""
+    monkeypatch.delenv("KEEL_LAB_LANG", raising=False)
     assert progress.find() == here / FILE  # nothing anywhere: the working folder's
     (here / "notebooks").mkdir()
-    (here / "notebooks" / FILE).write_text("{}")
+    (here / "notebooks" / FILE).write_text("{}")  # a handout's folder
     assert progress.find() == here / "notebooks" / FILE
+    (here / "workspace" / "zh").mkdir(parents=True)
+    (here / "workspace" / "zh" / FILE).write_text("{}")
+    assert progress.find() == here / "workspace" / "zh" / FILE  # the only one there is
+    (here / "workspace" / FILE).write_text("{}")
+    assert progress.find() == here / "workspace" / FILE
+    monkeypatch.setenv("KEEL_LAB_LANG", "zh")
+    assert progress.find() == here / "workspace" / "zh" / FILE  # the language's first
     (here / FILE).write_text("{}")
     assert progress.find() == here / FILE  # a file here wins
 
@@ -177,8 +187,8 @@ def test_cli_exit_codes_and_json(here, capsys):
     (b'{"exercises": []}', "got 'exercises' as a list"),
     (b'{"exercises": {"a": 1}}', "exercise 'a': must be an object, got a number"),
     (b'{"exercises": {"a": {"passed": true}}}', "field 'chapter' is missing"),
-    (b'{"exercises": {}, "exercises": {}}', "duplicate key 'exercises'"),
-    (b"[" * 100_000, "nested too deeply"),
+    (b'{"exercises": {}, "exercises": {}}', "the key 'exercises' appears twice"),
+    (b"[" * 100_000, "nested deeper than 100 levels"),
     (b" " * (progress.MAX_BYTES + 1), "not a progress file"),
 ])
 def test_cli_reads_an_odd_file_with_one_line_and_exit_2(here, capsys, content, message):

@@ -34,3 +34,14 @@ def test_every_quirk_of_the_readme_has_its_reports():
     assert len(quirks) >= 14
     assert sorted(cited) == sorted(quirks)
     assert [q for q, reports in cited.items() if not REPORT.search(reports)] == []
+
+
+def test_the_code_cites_files_of_the_repository_only():
+    """Docstrings and comments point at docs/ and the README, never at a folder outside the
+    repository (the course's reference collection stays out of the code)."""
+    outside = re.compile(r"shared/reference|\.\./shared|stream-quirks-more\.md|\b000_\w+\.txt")
+    cited = [f"{path.relative_to(ROOT)}:{n}" for folder in ("keel_lab", "keel_course", "scripts")
+             for path in sorted((ROOT / folder).rglob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if outside.search(line)]
+    assert cited == []

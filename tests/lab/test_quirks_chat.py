@@ -17,7 +17,7 @@ from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file, rea
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 from keel_lab.providers.replay import ReplayServer
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 QUIRKS = STREAMS / "quirks"
 ANSWER = STREAMS / "openai-chat/answer.sse"
 A, B, C = ("call_KasaoSe1Nyez9gLghPyAAX7l", "call_bEJywO6OsCbvx4ancC9VifsH",

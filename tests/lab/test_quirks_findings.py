@@ -12,7 +12,7 @@ import pytest
 from keel_lab.cli import main
 from keel_lab.providers.diagnosis import diagnose_file
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 INC1, INC2 = '{"incident_id": "INC-001"}', '{"incident_id": "INC-002"}'
 LOOKUP = (0, "call_4EZCll34OohJli8zCBEyUo0D", "lookup_incident", INC1, True)
 

@@ -34,7 +34,7 @@ from hypothesis import strategies as st
 
 from keel_lab.providers.diagnosis import diagnose, read_stream
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 Record = Any  # a payload dict, or the "[DONE]" sentinel
 FRAGMENT_BOUND = {"cumulative_snapshots"}  # quirks read from the fragments as they came
 ARRIVAL_BOUND = {"index_drift",  # fragments placed by arrival order, whatever their index says

@@ -15,7 +15,7 @@ from keel_lab import LabError, Runner, incident_tools, validate_history
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 from keel_lab.providers.replay import ReplayServer
 
-STREAMS = Path(__file__).resolve().parents[2] / "keel_lab" / "data" / "streams"
+STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 TURNS = [STREAMS / "openai-chat/parallel_calls.sse", STREAMS / "openai-chat/answer.sse"]
 QUESTION = "Which is more severe, INC-001 or INC-002?"
 TOOLS = incident_tools()
@@ -39,7 +39,7 @@ def test_streamed_run_end_to_end_over_http(server):
     ids = [c["id"] for c in second["messages"][1]["tool_calls"]]
     assert [m["tool_call_id"] for m in second["messages"][2:]] == ids
     assert {t["function"]["name"] for t in second["tools"]} >= {"lookup_incident"}
-    assert model.last_diagnostics == []
+    assert model.diagnostics[-1] == []
 
 
 def test_non_streamed_run_gets_the_same_calls(server):
@@ -68,7 +68,7 @@ def test_quirky_stream_through_the_sdk_is_diagnosed():
         r = Runner(model, TOOLS, stream=True).run(QUESTION)
     assert r.status == "completed" and len(r.messages[1].tool_calls) == 2
     assert [d.quirk for d in model.diagnostics[0]] == ["index_reused"]
-    assert model.last_diagnostics == []  # the answer turn was clean
+    assert model.diagnostics[-1] == []  # the answer turn was clean
 
 
 def test_truncated_stream_through_the_sdk_runs_nothing():
@@ -77,7 +77,7 @@ def test_truncated_stream_through_the_sdk_runs_nothing():
         r = Runner(model, TOOLS, stream=True).run(QUESTION)
     assert r.status == "failed" and "nothing was run" in r.error
     assert not [e for e in r.events if e.kind.startswith("tool.")]
-    assert [d.quirk for d in model.last_diagnostics] == ["truncated"]
+    assert [d.quirk for d in model.diagnostics[-1]] == ["truncated"]
 
 
 def test_only_loopback():

@@ -109,7 +109,7 @@ def test_responses_histories_are_detected_and_validated_from_the_cli(tmp_path, c
     assert "openai-responses" in HISTORY_FORMATS
     broken = [USER, call("1", "fc_1"), output("fc_1")]
     assert detect_history(broken) == "openai-responses"
-    assert detect_history([USER]) == "openai"
+    assert detect_history([USER]) == "openai-chat"
     path = tmp_path / "body.json"
     path.write_text(json.dumps({"model": "gpt-4.1", "input": broken}))
     assert read_conversation(path)[0] == "openai-responses"

@@ -219,7 +219,7 @@ def test_diagnostics_are_noted_once_per_call_and_quirk():
     for _ in range(3):
         diag.note(0, "a", "q", "m")
         diag.note(None, None, "q", "m")
-    assert [(d.index, d.quirk) for d in diag] == [(0, "q"), (None, "q")]
+    assert [(d.index, d.quirk) for d in diag.said()] == [(0, "q"), (None, "q")]
 
 
 def _many_calls(n: int, fmt: str) -> list[dict]:

@@ -158,8 +158,11 @@ def test_hostile_arguments_are_invalid_and_never_reach_the_tool(arguments):
 def test_arguments_too_deep_for_the_schema_are_invalid_arguments():
     recursive = {"type": "object", "additionalProperties": {"$ref": "#"}}
     tool = Tool("t", "", recursive, lambda **kw: {})
-    text = json.dumps(_deep(500))  # parses, but validating it recurses past the limit
-    o = run_coroutine(invoke(tool, request("t", text)))
+    text = json.dumps(_deep(500))
+    o = run_coroutine(invoke(tool, request("t", text)))  # refused as it is read
+    assert o.code == "invalid_arguments" and o.detail.endswith(": nested deeper than 100 levels")
+    parsed = ToolRequest("call_1", "t", text, _deep(500))  # validating it recurses past the limit
+    o = run_coroutine(invoke(tool, parsed))
     assert (o.code, o.detail) == ("invalid_arguments",
                                   "arguments are nested too deeply to validate")
 

@@ -21,25 +21,16 @@ from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
 
 MakeBatches = Callable[[Sequence[ToolRequest], Any], Sequence[Sequence[ToolRequest]]]
-
-
-AUDIT = Tool("read_audit_log", "Who changed a service (personal data: a person approves).",
-             {"type": "object"}, lambda: [], concurrency_safe=True, requires_approval=True)
-
-
-def check_tools() -> Toolset:
-    """The incident tools and `read_audit_log`, safe to run concurrently but approval-gated."""
-    return Toolset.of([*incident_tools().tools.values(), AUDIT])
-
-
-def _request(i: int, name: str) -> ToolRequest:
-    return ToolRequest(f"call-{i}", name, "{}", {})
-
-
 ALONE = N_("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "
            "always run alone")
 SHARED = N_("consecutive concurrency-safe calls share one batch")
 WALL = N_("chapter turn: wall time with your batches and one by one")
+AUDIT = Tool("read_audit_log", "Who changed a service (personal data: a person approves).",
+             {"type": "object"}, lambda: [], concurrency_safe=True, requires_approval=True)
+
+
+def _request(i: int, name: str) -> ToolRequest:
+    return ToolRequest(f"call-{i}", name, "{}", {})
 
 
 def _cases() -> list[list[ToolRequest]]:
@@ -65,7 +56,7 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     every = _("{n} request lists: every call once, in order").format(n=len(cases))
     v = Verdict("make_batches", [every, ALONE, SHARED, WALL])
     make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
-    tools = check_tools()
+    tools = Toolset.of([*incident_tools().tools.values(), AUDIT])
     answers: list[tuple[str, list[ToolRequest], list[Any]]] = []
     for n, requests in enumerate(cases):
         label = _shown(n, requests)

@@ -36,9 +36,8 @@ POINTS: dict[str, int] = {
 
 def check(fn: Callable[..., Any]) -> None:
     """Print the verdict on an exercise function (found by its name), then raise
-    `ExerciseNotPassed` with the hints unless it passed: a failing check fails its cell for
-    every grader (nbval, pytest, nbgrader, otter). A pass returns nothing, so a notebook cell
-    shows only the verdict lines."""
+    `ExerciseNotPassed` with the hints unless it passed, so a failing check fails its cell for
+    every grader; a pass returns nothing, so a notebook cell shows only the verdict lines."""
     __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
     verifier = VERIFIERS.get(getattr(fn, "__name__", ""))
     if verifier is None:

@@ -33,6 +33,10 @@ from keel_lab.course.scenarios import COMPARE, slow_first
 
 CollectBatch = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Any]]
 SIZES = (1, 2, 3, 4, 5, 3)
+ONCE = N_("{n} batches with random delays: every call ran once")
+OWN = N_("each call answered with its own result, in request order")
+CONCURRENT = N_("each batch took as long as its slowest call: the calls ran concurrently")
+REAL_RUN = N_("in chapter 2's incident run through the executor: the right answer")
 
 
 def _batch(rng: random.Random, size: int) -> tuple[list[ToolRequest], dict[str, float]]:
@@ -117,12 +121,6 @@ def _shown(n: int, batch: list[ToolRequest], delays: dict[str, float]) -> str:
     template = _("batch {n} ({count} calls: {calls})") if len(batch) > 1 else _(
         "batch {n} ({count} call: {calls})")
     return template.format(n=n, count=len(batch), calls=calls)
-
-
-ONCE = N_("{n} batches with random delays: every call ran once")
-OWN = N_("each call answered with its own result, in request order")
-CONCURRENT = N_("each batch took as long as its slowest call: the calls ran concurrently")
-REAL_RUN = N_("in chapter 2's incident run through the executor: the right answer")
 
 
 def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:

@@ -4,12 +4,11 @@ An exercise asks the learner to write a rule the lab already has (`run_status`, 
 `readiness`...). Calling it passes every behaviour check, so it is reported as delegation
 instead. Two looks, so that neither an alias nor a dynamic lookup hides it:
 
-1. Static: the learner's code objects are read instruction by instruction. Every global,
-   closure variable, default, in-function import (`from keel_lab import run_status as rs`,
-   `import keel_lab.core as k`) and the chain of attributes read from it (`keel_lab.core.
-   partial_success.run_status`) is resolved to the object it names; the learner's own helper
-   functions, classes and `functools.partial`s are followed recursively, the lab's own code is
-   not entered. Naming one of the exercise's lab objects is delegation.
+1. Static: every global, closure variable, default, in-function import (`from keel_lab import
+   run_status as rs`) and chain of attributes read from it in the learner's code objects is
+   resolved to the object it names; the learner's own helpers, classes and `functools.partial`s
+   are followed, the lab's code is not entered. Naming one of the exercise's lab objects is
+   delegation.
 2. Dynamic: while the learner's function runs, a profile hook watches for a call into the code
    of those objects (their functions, methods and properties), which catches what static
    reading cannot see (`getattr(importlib.import_module(...), name)`).
@@ -46,8 +45,7 @@ def _is_lab(obj: Any) -> bool:
 
 
 def _codes(code: CodeType) -> Iterator[CodeType]:
-    """A code object and every code object nested in it (inner functions, lambdas,
-    comprehensions)."""
+    """A code object and every code object nested in it (functions, lambdas, comprehensions)."""
     yield code
     for const in code.co_consts:
         if isinstance(const, CodeType):
@@ -154,14 +152,10 @@ def _lab_codes(lab: tuple[Any, ...]) -> dict[CodeType, Any]:
     return out
 
 
-def _name(obj: Any) -> str:
-    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', obj)}"
-
-
 def _hint(obj: Any) -> str:
     return _("your function hands the exercise to the lab's own {name}: write the rule "
              "yourself (the check cannot judge the lab's code as your answer)").format(
-                 name=_name(obj))
+                 name=f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', obj)}")
 
 
 def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:

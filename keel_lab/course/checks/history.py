@@ -23,18 +23,23 @@ from keel_lab.core.messages import AssistantMessage, Message, ToolMessage, UserM
 from keel_lab.core.protocol import ToolCall
 from keel_lab.core.tools import ToolError, invoke
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, calls_of, describe, listed
+from keel_lab.course.checks.verdict import Verdict, describe, listed
 from keel_lab.course.i18n import N_, _
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
 
+
+def _calls(*specs: tuple[str, str, dict[str, Any]]) -> list[ToolCall]:
+    return [ToolCall(i, n, json.dumps(a)) for i, n, a in specs]
+
+
 SCENARIOS: list[tuple[str, list[ToolCall], dict[str, Exception]]] = [
-    (N_("three successful calls, the same tool twice"), calls_of(
+    (N_("three successful calls, the same tool twice"), _calls(
         ("call_Qm4TzX8bLw2RkN7dYp0sJv1c", "lookup_incident", {"incident_id": "INC-001"}),
         ("call_3HfGvA9eUo6WiKc2MxZr5TqB", "lookup_incident", {"incident_id": "INC-002"}),
         ("call_L0pSn7JdYb4CtRw8EaVk1XgF", "get_service_status", {"service": "auth-api"})),
      {}),
-    (N_("a business error and a crash beside a success"), calls_of(
+    (N_("a business error and a crash beside a success"), _calls(
         ("toolu_01Wd8fKq2NzR5vXy7TbLmJ3h", "lookup_incident", {"incident_id": "INC-999"}),
         ("toolu_01Ab6PcE9sGu1YoHn4VxQw2D", "search_logs", {"service": "billing"}),
         ("toolu_01Kt3MiZ5jRe8LfWb0CsNy7U", "lookup_incident", {"incident_id": "INC-003"})),
@@ -97,11 +102,6 @@ def _carries(content: str, text: str) -> bool:
                for x in inside for w in wanted)
 
 
-def _says_what_failed(content: str, exc: Exception) -> bool:
-    names = [str(exc), type(exc).__name__, getattr(exc, "code", "")]
-    return any(n and _carries(content, n) for n in names)
-
-
 def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list[str]:
     """What is wrong with one answer, the most basic mistake first."""
     others = [m for m in messages if not isinstance(m, ToolMessage)]
@@ -136,7 +136,8 @@ def _problems(calls: list[ToolCall], messages: list[Any], tools: _Tools) -> list
                 id=c.id, other=stolen[0]))
         elif c.id in tools.failures:
             exc = tools.failures[c.id]
-            if not _says_what_failed(m.content, exc):
+            names = [str(exc), type(exc).__name__, getattr(exc, "code", "")]
+            if not any(n and _carries(m.content, n) for n in names):
                 out.append(_("{id}'s message {content} does not say what went wrong: "
                              "include the exception's message (str(exc): {message}) or its "
                              "type (type(exc).__name__: {type})").format(

@@ -90,10 +90,6 @@ def _count(v: Verdict, fn: CountInOrder, trials: int, calls: int, seed: int) -> 
     return got
 
 
-def _lab_count(trials: int, calls: int, seed: int) -> int:
-    return int(order(trials, calls, seed).data["in_request_order"]["as_completed"])
-
-
 def _about(calls: int) -> str:
     return _("{calls} calls: in request order in about 1/{calls}! of the trials").format(
         calls=calls)
@@ -109,7 +105,8 @@ def verify_count_in_order(count_in_order: CountInOrder, drawn_from: int | None =
     """The verdict on the fixed inputs, or (a grader) on inputs drawn from the seed
     `drawn_from`; the lab's own counts are taken before the learner's function is called."""
     given = Inputs() if drawn_from is None else Inputs.drawn(drawn_from)
-    labs = {calls: sum(_lab_count(TRIALS, calls, s) for s in given.seeds) for calls in CALLS}
+    labs = {calls: sum(int(order(TRIALS, calls, s).data["in_request_order"]["as_completed"])
+                       for s in given.seeds) for calls in CALLS}
     v = Verdict("count_in_order", [CLOCK, ONE_CALL, SAME_SEED, *map(_about, CALLS)])
     fn = watched(count_in_order, (order, run_trials, position_over_completion))
     start = time.perf_counter()
@@ -151,8 +148,7 @@ def verify_count_in_order(count_in_order: CountInOrder, drawn_from: int | None =
 
 def _judge(counts: list[int], calls: int, seeds: tuple[int, ...], lab: int
            ) -> tuple[bool, str, str]:
-    """(ok, pass line, hint) for one call count, from the counts of every seed and the lab's
-    total on the same seeds."""
+    """(ok, pass line, hint) for one call count, from every seed's count and the lab's total."""
     total, yours = TRIALS * len(counts), sum(counts)
     p = 1 / math.factorial(calls)
     expected = total * p

@@ -32,8 +32,6 @@ STATUS_CASES: list[tuple[list[str | None], str]] = [
     (["unknown_tool", "approval_required"], N_("an unknown tool, then a pause")),
     (["approval_denied", None], N_("a person said no: a fact the model can explain")),
 ]
-
-
 REAL_RUN = N_("in a real run, INC-999 missing still completes (marked partial)")
 
 

@@ -28,9 +28,8 @@ def _token(rng: random.Random, n: int = 24) -> str:
 
 def response_output(rng: random.Random, calls: int, extras: bool = True,
                     twins: bool = False) -> list[dict[str, Any]]:
-    """A Responses `output` list shaped like the API's: reasoning and message items around
-    `calls` function calls with random `fc_` item ids and `call_` ids (`twins`: two calls
-    with the same name and arguments)."""
+    """A Responses `output` list shaped like the API's, with random `fc_` and `call_` ids
+    (`twins`: two calls with the same name and arguments)."""
     chosen = rng.sample(CALLS, calls)
     if twins:
         chosen[-1] = chosen[0]

@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import functools
 import inspect
-import json
 import linecache
+import traceback
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
-from keel_lab.core.protocol import ToolCall
 from keel_lab.course.i18n import N_, _
 
 
 class ExerciseNotPassed(AssertionError):
-    """Raised by `check` when an answer is not right yet; its text is the hints, one a line.
-
-    An `AssertionError`, so pytest, nbval, nbgrader and otter all count the cell as failed.
-    """
+    """Raised by `check` when an answer is not right yet; its text is the hints, one a line. An
+    `AssertionError`, so pytest, nbval, nbgrader and otter all count the cell as failed."""
 
 
 class Delegated(Exception):
@@ -44,8 +40,7 @@ NOT_TRIED = N_("not tried (fix the first failure first)")
 @dataclass
 class Verdict:
     """`checks` names every check of the exercise, in order; each `add` settles the next one.
-    Constant labels and texts are marked `N_` and translated here; a text built at run time
-    comes translated (`_`)."""
+    Constant texts come marked `N_` and are translated here; built ones come translated."""
 
     exercise: str
     checks: Sequence[str] = ()
@@ -98,9 +93,8 @@ def returned_none(what: str) -> str:
 
 def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
           explain: Callable[[Exception], str] | None = None) -> Any:
-    """Call the learner's code; turn an exception, or a forgotten `return` (None: no exercise
-    asks for it), into a failed check with a hint. None means the verdict has the hint.
-    `explain` adds what the check knows about an exception (e.g. that a tool raised it)."""
+    """Call the learner's code; an exception, or a forgotten `return` (None), is a failed check
+    with a hint (`explain` adds what the check knows of an exception) and None is returned."""
     try:
         value = fn(*args)
         if value is None:
@@ -121,9 +115,8 @@ def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
 
 
 def strict(fn: Callable[..., Any], given: Callable[..., str]) -> Callable[..., Any]:
-    """The learner's function for the lab's own code to call: a None it returns (awaited, for a
-    coroutine) raises `ReturnedNone` naming its input (`given(*args)`), which `guard` reports
-    instead of the lab failing on it later."""
+    """The learner's function for the lab's code to call: a None it returns (awaited) raises
+    `ReturnedNone` naming its input (`given(*args)`), for `guard` to report."""
 
     async def awaited(value: Awaitable[Any], text: str) -> Any:
         out = await value
@@ -150,16 +143,12 @@ def where(exc: BaseException, fn: Callable[..., Any]) -> str:
     code = getattr(fn, "__code__", None)
     if code is None or str(getattr(fn, "__module__", "")).startswith("keel_lab."):
         return ""
-    tb: TracebackType | None = exc.__traceback__
-    last = None
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == code.co_filename:
-            last = tb
-        tb = tb.tb_next
-    if last is None:
+    lines = [n for frame, n in traceback.walk_tb(exc.__traceback__)
+             if frame.f_code.co_filename == code.co_filename]
+    if not lines:
         return ""
-    text = linecache.getline(code.co_filename, last.tb_lineno).strip()
-    return _(" at line {line}").format(line=last.tb_lineno) + (f": {text}" if text else "")
+    text = linecache.getline(code.co_filename, lines[-1]).strip()
+    return _(" at line {line}").format(line=lines[-1]) + (f": {text}" if text else "")
 
 
 def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
@@ -186,8 +175,3 @@ def describe(value: Any) -> str:
     shown = f" ({value!r:.40})" if isinstance(value, str | int | float) else ""
     template = _("an {type}{shown}") if name[:1].lower() in "aeiou" else _("a {type}{shown}")
     return template.format(type=name, shown=shown)
-
-
-def calls_of(*specs: tuple[str, str, dict[str, Any]]) -> list[ToolCall]:
-    """Tool calls from (id, name, arguments) triples."""
-    return [ToolCall(i, n, json.dumps(a)) for i, n, a in specs]

@@ -1,21 +1,12 @@
 """The lab's assembler beside the accumulators people use, on the same recorded streams: which of
 them runs exactly the calls a stream means, and nothing it must not run.
 
-- the official `openai` SDK's `ChatCompletionStreamState` (what `client.chat.completions.stream`
-  accumulates with) and, for the Responses API, its `ResponseStreamState` (what
-  `client.responses.stream` reads its final response from), fed events built as the SDK's own
-  `Stream` builds them (`construct`, no validation), up to `data: [DONE]`, where the SDK stops
-  reading. It has no notion of refusing: every call it returns whose arguments parse as a JSON
-  object is run.
-- the official `anthropic` SDK's `accumulate_event` (what `client.messages.stream` builds its
-  final message with), fed every event but `ping`, as its `Stream` does; every `tool_use` block
-  of the final message is run.
-- langchain-core's chunk merging (`add_ai_message_chunks`), fed the `AIMessageChunk`s that
-  langchain-openai builds from the SDK's chunks (`chunk.model_dump()`, then its delta
-  conversion: a chunk whose tool-call entries lack `index` or `function` keeps no tool-call
-  chunks; a chunk without choices adds nothing). Its `tool_calls` are run; its
-  `invalid_tool_calls` are not. langchain-openai itself is not installed: its conversion
-  (`langchain_openai/chat_models/base.py`, `_convert_delta_to_message_chunk`) is mirrored here.
+Each accumulator is fed as its own client feeds it: the official `openai` SDK's
+`ChatCompletionStreamState` and `ResponseStreamState` up to `data: [DONE]`, where the SDK stops
+reading; the `anthropic` SDK's `accumulate_event`; langchain-core's chunk merging, fed the
+`AIMessageChunk`s langchain-openai would build (its `_convert_delta_to_message_chunk` is mirrored
+here, since langchain-openai is not installed). None of them refuses: every call whose arguments
+parse as a JSON object is run (langchain-core's `invalid_tool_calls` excepted).
 
 The Ollama and Gemini clients are not installed here (and both formats send whole calls):
 those recordings are not compared. The reference is what the lab runs
@@ -31,6 +22,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
+from itertools import takewhile
 from typing import Any, cast
 
 from keel_lab.course import data
@@ -44,8 +36,6 @@ Records = list[dict[str, Any]]
 
 @dataclass(frozen=True)
 class RunCall:
-    """A call an assembler would run: its id, name and parsed arguments."""
-
     id: str | None
     name: str | None
     arguments: Any
@@ -58,14 +48,9 @@ COMPARED = ("openai-chat", "openai-responses", "anthropic")  # an accumulator is
 
 
 def recordings() -> list[tuple[str, str, Records]]:
-    """Every recorded stream of a compared format (quirks included): name, format, payloads
-    (`[DONE]` included, as a marker)."""
-    out = []
-    for name in stream_names():
-        fmt, records = read_stream(data.path("streams", name))
-        if fmt in COMPARED:
-            out.append((name, fmt, records))
-    return out
+    """Every recorded stream of a compared format: name, format, payloads (`[DONE]` a marker)."""
+    streams = [(name, *read_stream(data.path("streams", name))) for name in stream_names()]
+    return [(name, fmt, records) for name, fmt, records in streams if fmt in COMPARED]
 
 
 def lab_calls(records: Records, fmt: str = "openai-chat") -> list[RunCall]:
@@ -77,20 +62,11 @@ def lab_runs(diagnosis: Diagnosis) -> list[RunCall]:
     return [RunCall(c.id, c.name, c.input) for c in diagnosis.calls if c.executable]
 
 
-def _until_done(records: Records) -> Records:
-    out = []
-    for r in records:
-        if r is DONE:
-            break
-        out.append(r)
-    return out
-
-
 def sdk_chunks(records: Records) -> list[Any]:
     """The SDK's `ChatCompletionChunk`s of a stream, built as its `Stream` builds them."""
     from openai.types.chat import ChatCompletionChunk
 
-    return [ChatCompletionChunk.construct(**r) for r in _until_done(records)]
+    return [ChatCompletionChunk.construct(**r) for r in takewhile(lambda r: r is not DONE, records)]
 
 
 def sdk_calls(chunks: Sequence[Any]) -> list[RunCall]:
@@ -106,16 +82,15 @@ def sdk_calls(chunks: Sequence[Any]) -> list[RunCall]:
 
 
 def responses_sdk_calls(records: Records) -> list[RunCall]:
-    """The function calls of the SDK's final Responses object whose arguments parse as a JSON
-    object (`get_final_response` reads the same state, and raises the same error without a
-    `response.completed`)."""
+    """The function calls of the SDK's final Responses object (`get_final_response` reads the
+    same state) whose arguments parse as a JSON object."""
     from openai import omit
     from openai._models import construct_type
     from openai.lib.streaming.responses import ResponseStreamState
     from openai.types.responses import ResponseStreamEvent
 
     state: ResponseStreamState[Any] = ResponseStreamState(input_tools=omit, text_format=omit)
-    for r in _until_done(records):
+    for r in takewhile(lambda r: r is not DONE, records):
         state.handle_event(cast(ResponseStreamEvent,
                                 construct_type(type_=ResponseStreamEvent, value=r)))
     response = state._completed_response
@@ -214,20 +189,16 @@ def others(records: Records, fmt: str) -> dict[str, Got]:
     warnings about a quirk's unexpected types are silenced, the verdict says what happened."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return _others(records, fmt)
-
-
-def _others(records: Records, fmt: str) -> dict[str, Got]:
-    if fmt == "openai-responses":
-        return {"sdk": attempt(responses_sdk_calls, records), "langchain": None}
-    if fmt == "anthropic":  # the anthropic SDK is in requirements.txt, not a package extra
-        sdk = attempt(anthropic_sdk_calls, records) if find_spec("anthropic") else None
-        return {"sdk": sdk, "langchain": None}
-    chunks = attempt(sdk_chunks, records)
-    if isinstance(chunks, BaseException):
-        return {"sdk": chunks, "langchain": chunks}
-    return {"sdk": attempt(sdk_calls, chunks),
-            "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks)}
+        if fmt == "openai-responses":
+            return {"sdk": attempt(responses_sdk_calls, records), "langchain": None}
+        if fmt == "anthropic":  # the anthropic SDK is in requirements.txt, not a package extra
+            sdk = attempt(anthropic_sdk_calls, records) if find_spec("anthropic") else None
+            return {"sdk": sdk, "langchain": None}
+        chunks = attempt(sdk_chunks, records)
+        if isinstance(chunks, BaseException):
+            return {"sdk": chunks, "langchain": chunks}
+        return {"sdk": attempt(sdk_calls, chunks),
+                "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks)}
 
 
 def describe(calls: list[RunCall], total: int) -> str:
@@ -238,8 +209,7 @@ def describe(calls: list[RunCall], total: int) -> str:
 
 
 def comparison_report() -> Report:
-    """Per recording of a compared format: what the lab runs, and whether the official SDK's
-    accumulator (openai or anthropic) and langchain-core run exactly that."""
+    """Per recording: what the lab runs, and whether the SDK and langchain-core run just that."""
     rows = []
     for name, fmt, records in recordings():
         d = diagnose(records, fmt)

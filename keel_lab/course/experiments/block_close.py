@@ -15,7 +15,7 @@ import asyncio
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 from keel_lab.core import clock
 from keel_lab.core.errors import LabError
@@ -26,7 +26,8 @@ from keel_lab.course.experiments.report import Report
 from keel_lab.providers.diagnosis import read_stream
 
 POLICIES = ("end of turn (lab)", "at block close")
-FATES = ("completed", "cancelled", "refused")
+Fate = Literal["completed", "cancelled", "refused"]  # what became of a turn
+FATES: tuple[Fate, ...] = get_args(Fate)
 PIECE = 8  # characters of arguments per delta
 
 
@@ -42,18 +43,15 @@ Item = ToolCallDelta | Close | Finish
 
 @dataclass(frozen=True)
 class TurnPlan:
-    """One simulated turn: what arrives when (seconds from the stream's start), how long each
-    call's tool takes, and where the stream stops if it is cancelled."""
-
-    items: tuple[tuple[float, Item], ...]
-    durations: tuple[float, ...]
-    fate: str
+    items: tuple[tuple[float, Item], ...]  # (seconds from the stream's start, what arrives)
+    durations: tuple[float, ...]  # each call's tool
+    fate: Fate
     cancel_at: float | None = None
 
 
 @dataclass
 class Tally:
-    ran: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FATES, 0))
+    ran: dict[Fate, int] = field(default_factory=lambda: dict.fromkeys(FATES, 0))
     to_all_results: list[float] = field(default_factory=list)  # completed turns only
     close_to_result: list[float] = field(default_factory=list)  # per call, completed turns
 
@@ -62,7 +60,7 @@ def plan_turn(rng: random.Random, ids: RunIds, step: int, calls: int,
               cancel_rate: float, refuse_rate: float) -> TurnPlan:
     """Blocks stream one after another; the finish follows the last close."""
     draw = rng.random()
-    fate = ("cancelled" if draw < cancel_rate else
+    fate: Fate = ("cancelled" if draw < cancel_rate else
             "refused" if draw < cancel_rate + refuse_rate and calls > 1 else "completed")
     items: list[tuple[float, Item]] = []
     t = 0.1 + rng.random() * 0.2  # the model's first tokens

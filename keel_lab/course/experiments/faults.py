@@ -104,14 +104,11 @@ def symptom(correct: RunResult, faulty: RunResult) -> str:
 
 @dataclass(frozen=True)
 class Fault:
-    """One shortcut: the question it is tried on, the runner its hook goes into, and what to
-    look at in a run to see it."""
-
     number: int
     title: str
     question: str
     runner: Callable[[Any, int], Runner]  # (hook, or None for the lab's code; seed) -> Runner
-    shows: Callable[[RunResult], str]
+    shows: Callable[[RunResult], str]  # what to look at in a run to see the fault
 
     def runs(self, hook: Any, seed: int = 0) -> tuple[RunResult, RunResult]:
         """The lab's correct run and the run with `hook` injected, on the same question."""

@@ -24,17 +24,16 @@ from keel_lab.core.streaming import ToolCallDelta
 from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
 from keel_lab.providers.diagnosis import diagnose, read_stream, to_events
-from keel_lab.providers.streams.diagnostics import Diagnostics
+from keel_lab.providers.formats import StreamFormat
 
 Call = tuple[str, str]  # (name, its input as JSON text; text that is no JSON object as it is)
-FRAGMENTS = ("anthropic", "openai-chat", "openai-responses")  # formats that stream arguments
+# formats that stream arguments
+FRAGMENTS: tuple[StreamFormat, ...] = ("anthropic", "openai-chat", "openai-responses")
 
 
 @dataclass(frozen=True)
 class Turn:
-    """One recording, as a reading sees it: its format and payloads, and the lab's verdict."""
-
-    name: str
+    name: str  # a recording
     format: str
     records: list[Any]
     finished: bool
@@ -46,7 +45,7 @@ class Reading:
     name: str
     source: str  # where the code was published
     bug: str  # what it does, in one line
-    formats: tuple[str, ...] | None  # the formats it reads (None: any; it reads the message)
+    formats: tuple[StreamFormat, ...] | None  # what it reads (None: any; it reads the message)
     read: Callable[[Turn], list[Call]]
 
 
@@ -69,7 +68,7 @@ def fragment_alone(turn: Turn) -> list[Call]:
         return []
     names: dict[int, str] = {}
     inputs: dict[int, Any] = {}
-    for event in to_events(turn.records, turn.format, Diagnostics()):
+    for event in to_events(turn.records, turn.format):
         if not isinstance(event, ToolCallDelta):
             continue
         names[event.index] = names.get(event.index, "") + (event.name or "")
@@ -82,8 +81,7 @@ def fragment_alone(turn: Turn) -> list[Call]:
 
 def index_zero_falsy(turn: Turn) -> list[Call]:
     """langchain-ai/langchain#38677: `if not index and not id`, a chunk gets a fresh id of its
-    own, so every continuation of the call at index 0 (no id, index 0) becomes a call apart;
-    other chunks are merged by index."""
+    own, so every continuation of the call at index 0 becomes a call apart."""
     if not turn.finished:
         return []
     groups: dict[Any, list[str]] = {}  # key -> [name, arguments]

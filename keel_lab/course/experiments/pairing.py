@@ -11,6 +11,8 @@ from typing import Any
 from keel_lab.core.clock import now, run_coroutine
 from keel_lab.core.pairing import (
     STRATEGIES,
+    Strategy,
+    StrategyName,
     by_call_id,
     position_over_completion,
     position_over_gather,
@@ -28,8 +30,9 @@ def theory(calls: int) -> float:
 def pairing(trials: int = 1000, calls: int = 3, seed: int = 0, low: float = 0.010,
             spread: float = 0.490, progress: Progress | None = None) -> Report:
     """Every strategy on the same randomised turns; the skip strategy also gets one denied call."""
+    skip: frozenset[StrategyName] = frozenset({"position_with_skip"})
     tallies = run_trials(STRATEGIES, trials, TrialSpec(calls, low, spread), seed,
-                         deny_for=frozenset({"position_with_skip"}), progress=progress)
+                         deny_for=skip, progress=progress)
     strategies = {name: {"trials_with_mismatch": t.trials_with_mismatch,
                          "mismatched_pairs": t.mismatched_pairs} for name, t in tallies.items()}
     rows = [{"strategy": name, "trials_with_mismatch": t.trials_with_mismatch,
@@ -38,12 +41,17 @@ def pairing(trials: int = 1000, calls: int = 3, seed: int = 0, low: float = 0.01
     worst = max(tallies, key=lambda n: tallies[n].trials_with_mismatch)
     findings = [
         f"theory for position over completion order: 1 - 1/{calls}! = {theory(calls):.3f}",
-        f"most mismatches: {worst}; call_id mismatches: "
-        f"{tallies['call_id'].trials_with_mismatch}",
+        f"most mismatches: {worst}; by_call_id mismatches: "
+        f"{tallies['by_call_id'].trials_with_mismatch}",
     ]
     return Report("pairing", {"trials": trials, "calls": calls, "seed": seed,
                               "delay_ms": [round(low * 1000), round((low + spread) * 1000)]},
                   {"strategies": strategies, "theory": theory(calls)}, rows, findings)
+
+
+# The two strategies the sweeps compare: position over completion order, and by call id.
+SWEPT: dict[StrategyName, Strategy] = {"position_over_completion": position_over_completion,
+                                       "by_call_id": by_call_id}
 
 
 def spread_sweep(spreads: Sequence[float] = (0.0, 0.0005, 0.001, 0.002, 0.005, 0.02, 0.1, 0.49),
@@ -52,12 +60,10 @@ def spread_sweep(spreads: Sequence[float] = (0.0, 0.0005, 0.001, 0.002, 0.005, 0
     """Mismatch rate as the delays spread out: from never to 1 - 1/n!."""
     rows = []
     for spread in spreads:
-        t = run_trials({"position_over_completion": position_over_completion,
-                        "call_id": by_call_id}, trials, TrialSpec(calls, spread=spread), seed,
-                       progress=progress)
+        t = run_trials(SWEPT, trials, TrialSpec(calls, spread=spread), seed, progress=progress)
         rows.append({"spread_ms": spread * 1000,
                      "position_over_completion": t["position_over_completion"].rate(trials),
-                     "call_id": t["call_id"].rate(trials), "theory": theory(calls)})
+                     "by_call_id": t["by_call_id"].rate(trials), "theory": theory(calls)})
     return Report("spread", {"trials": trials, "calls": calls, "seed": seed}, {}, rows,
                   ["calls dispatched 1 ms apart: a spread near 0 keeps request order; wide "
                    "spreads approach 1 - 1/n!, and each measured rate scatters around it by "
@@ -69,11 +75,10 @@ def calls_sweep(counts: Sequence[int] = (1, 2, 3, 4, 5, 6), trials: int = 300, s
     """Mismatch rate against the number of calls in the turn, beside 1 - 1/n!."""
     rows = []
     for n in counts:
-        t = run_trials({"position_over_completion": position_over_completion,
-                        "call_id": by_call_id}, trials, TrialSpec(n), seed, progress=progress)
+        t = run_trials(SWEPT, trials, TrialSpec(n), seed, progress=progress)
         rows.append({"calls": n, "position_over_completion":
                      t["position_over_completion"].rate(trials),
-                     "call_id": t["call_id"].rate(trials), "theory": theory(n)})
+                     "by_call_id": t["by_call_id"].rate(trials), "theory": theory(n)})
     return Report("calls", {"trials": trials, "seed": seed}, {}, rows)
 
 
@@ -81,9 +86,10 @@ def exceptions(trials: int = 1000, calls: int = 3, seed: int = 0, failure_rate: 
                progress: Progress | None = None) -> Report:
     """When a call raises: plain `gather` loses the whole turn, `return_exceptions=True` plus
     filtering shifts every later pair, and the call-id table answers every call."""
-    strategies = {"gather": position_over_gather,
-                  "gather_return_exceptions_filtered": position_over_gather_filtered,
-                  "call_id": by_call_id}
+    strategies: dict[StrategyName, Strategy] = {
+        "position_over_gather": position_over_gather,
+        "position_over_gather_filtered": position_over_gather_filtered,
+        "by_call_id": by_call_id}
     tallies = run_trials(strategies, trials, TrialSpec(calls, failure_rate=failure_rate), seed,
                          progress=progress)
     rows = [{"strategy": n, "trials_with_mismatch": t.trials_with_mismatch,
@@ -93,15 +99,17 @@ def exceptions(trials: int = 1000, calls: int = 3, seed: int = 0, failure_rate: 
                                  "failure_rate": failure_rate},
                   {"strategies": {r["strategy"]: {k: v for k, v in r.items() if k != "strategy"}
                                   for r in rows}}, rows,
-                  [f"unanswered calls make the next request fail: {tallies['gather'].unanswered}"
-                   " with plain gather, 0 with call ids" if tallies["call_id"].unanswered == 0
-                   else "call_id left calls unanswered: a bug"])
+                  ["unanswered calls make the next request fail: "
+                   f"{tallies['position_over_gather'].unanswered} with position_over_gather "
+                   "(plain gather), 0 with by_call_id" if tallies["by_call_id"].unanswered == 0
+                   else "by_call_id left calls unanswered: a bug"])
 
 
 def order(trials: int = 1000, calls: int = 3, seed: int = 0,
           progress: Progress | None = None) -> Report:
-    """A turn is "in order" when positional pairing got every call right, i.e. the collected
-    order equals the request order. `gather` always is; `as_completed` about 1/n! of the time."""
+    """How often the collected order is the request order: with `gather` always, with
+    `as_completed` about 1/n! of the time. The rows name asyncio's collectors, not the
+    strategies built on them."""
     tallies = run_trials({"gather": position_over_gather,
                           "as_completed": position_over_completion},
                          trials, TrialSpec(calls), seed, progress=progress)

@@ -1,10 +1,5 @@
-"""Chapter 8: the production replacements of the lab's shortcuts, each measured on the lab.
-
-`scheduling`: one turn sequentially, in batches and by dependency graph; `screen`: what a UI
-shows per call id, event by event, with or without a cancel; `rendering`: results rendered by
-arrival position against by call id; `event_store`: a reader that loses its connection and
-resumes, and a turn that resumes without running a finished call twice.
-"""
+"""Chapter 8: the production replacements of the lab's shortcuts (`keel_lab.course.production`),
+each measured on the lab."""
 
 from __future__ import annotations
 
@@ -99,9 +94,8 @@ def rendering(seed: int = 0, calls: int = 3) -> Report:
 
 
 def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Report:
-    """A run's events written to a store on disk while a reader follows them; the reader drops
-    after `seen_before_drop` events and resumes from its cursor; a new store instance on the
-    same file (a restart) reads them all; a resumed turn skips the calls already finished."""
+    """A run's events stored on disk while a reader follows, drops after `seen_before_drop`
+    events and resumes; a restart reads them all; a resumed turn skips the finished calls."""
     result = Runner(OfflineAdapter(seed), executor=Executor(4)).run(COMPARE)
     store = EventStore(folder / "events.jsonl")
     rows: list[dict[str, object]] = []

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.streaming import Notice
 from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.experiments.streaming import chunk_rows
@@ -16,9 +17,8 @@ from keel_lab.providers.diagnosis import (
     read_stream,
     to_events,
 )
-from keel_lab.providers.streams.diagnostics import Diagnostics
 
-STREAMS = data.DATA_DIR / "streams"
+STREAMS = data.root() / "streams"  # the recorded streams, for a chapter to list or open
 
 
 def stream_names(folder: str = "") -> list[str]:
@@ -27,11 +27,10 @@ def stream_names(folder: str = "") -> list[str]:
 
 
 def stream_report(name: str) -> Report:
-    """The chunk table of a recorded stream, through its format's converter: name, arguments,
-    parses?, executable? after every event - the same view as the lab's own streams."""
+    """The chunk table of a recorded stream, through its format's converter (notices aside)."""
     fmt, records = read_stream(data.path("streams", name))
     diagnosis = diagnose(records, fmt)
-    rows = chunk_rows(to_events(records, fmt, Diagnostics()))
+    rows = chunk_rows(e for e in to_events(records, fmt) if not isinstance(e, Notice))
     first = next((r["chunk"] for r in rows if r["executable"]), None)
     findings = [f"format {fmt}: {len(records)} wire events; "
                 f"{sum(c.executable for c in diagnosis.calls)} of {len(diagnosis.calls)} "
@@ -74,26 +73,19 @@ def shape_group(name: str) -> str:
 
 
 def policy(d: Diagnosis) -> str:
-    """A recording's policy: refused when any call may not run (or the turn never finished),
-    reported when the user is told of something that does not run, else tolerated."""
+    """A recording's policy: refused, reported (shown to the user, nothing runs) or tolerated."""
     if not d.ok or any(x.action == "refused" for x in d.diagnostics):
         return "refused"
     return "reported" if any(x.action == "reported" for x in d.diagnostics) else "tolerated"
 
 
-def is_shape(name: str, d: Diagnosis) -> bool:
-    """A quirk recording, or any recording whose converter noticed something."""
-    return name.split("/")[0] in QUIRK_FOLDERS or bool(d.diagnostics)
-
-
 def quirks_report() -> Report:
-    """Every recorded shape: what was noticed, the policy, how many calls may run; the
-    policies counted per group of shapes."""
+    """Every recorded shape: what was noticed, its policy, how many calls may run."""
     rows: list[dict[str, Any]] = []
     for name in stream_names():
         d = diagnose_file(data.path("streams", name))
-        if not is_shape(name, d):
-            continue
+        if name.split("/")[0] not in QUIRK_FOLDERS and not d.diagnostics:
+            continue  # neither a quirk recording nor one whose converter noticed something
         noticed = sorted({f"{x.quirk} ({x.action})" for x in d.diagnostics})
         rows.append({"stream": name, "group": shape_group(name),
                      "noticed": ", ".join(noticed) or "-", "calls": len(d.calls),
@@ -109,8 +101,7 @@ def quirks_report() -> Report:
 
 
 def response_items(name: str) -> list[dict[str, Any]]:
-    """The `output` items of a recorded Responses stream, as its `response.output_item.done`
-    events gave them, in `output_index` order."""
+    """The `output` items of a recorded Responses stream, as its `output_item.done` events say."""
     fmt, records = read_stream(data.path("streams", name))
     if fmt != "openai-responses":
         raise LabError(f"{name} is a {fmt} stream, not a Responses stream")

@@ -13,6 +13,7 @@ import json
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from keel_lab.core import clock
 from keel_lab.core.errors import LabError
@@ -45,17 +46,21 @@ class ToolFailure(Exception):
     """An injected failure of one call."""
 
 
-def run_trials(strategies: Mapping[str, Strategy], trials: int, spec: TrialSpec, seed: int,
-               deny_for: frozenset[str] = frozenset(),
-               progress: Progress | None = None) -> dict[str, Tally]:
+# What a tally is filed under: a strategy's name (`StrategyName`), or a collector's.
+Name = TypeVar("Name", bound=str)
+
+
+def run_trials(strategies: Mapping[Name, Strategy], trials: int, spec: TrialSpec, seed: int,
+               deny_for: frozenset[Name] = frozenset(),
+               progress: Progress | None = None) -> dict[Name, Tally]:
     """Run every strategy on the same `trials` turns; one policy denial per turn for `deny_for`."""
     if trials < 1 or spec.calls < 1:
         raise LabError(f"trials and calls must be at least 1, got {trials} and {spec.calls}")
     return clock.run_coroutine(_run(strategies, trials, spec, seed, deny_for, progress))
 
 
-async def _run(strategies: Mapping[str, Strategy], trials: int, spec: TrialSpec, seed: int,
-               deny_for: frozenset[str], progress: Progress | None) -> dict[str, Tally]:
+async def _run(strategies: Mapping[Name, Strategy], trials: int, spec: TrialSpec, seed: int,
+               deny_for: frozenset[Name], progress: Progress | None) -> dict[Name, Tally]:
     rng, ids = random.Random(seed), RunIds.seeded(seed)
     tallies = {name: Tally() for name in strategies}
     # What does not depend on the trial is computed once: the same strings and the same floats

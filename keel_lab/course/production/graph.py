@@ -24,10 +24,8 @@ from keel_lab.core.tools import Toolset
 
 @dataclass(frozen=True)
 class Access:
-    """What one call touches: resource names, and whether it changes them."""
-
-    resources: frozenset[str]
-    writes: bool
+    resources: frozenset[str]  # what one call touches
+    writes: bool  # whether it changes them
     barrier: bool = False  # unknown effect: conflicts with every call
 
     def conflicts(self, other: Access) -> bool:
@@ -69,11 +67,8 @@ def depths(deps: dict[str, tuple[str, ...]]) -> dict[str, int]:
 
 
 class GraphExecutor(Executor):
-    """Starts every call as soon as the calls it depends on have finished, `limit` at a time.
-
-    Calls, spans and outcomes are the lab's own (`Executor.run_one`); a span's `batch` is the
-    call's depth in the graph.
-    """
+    """Starts every call as soon as the calls it depends on have finished, `limit` at a time; a
+    span's `batch` is the call's depth in the graph."""
 
     def __init__(self, limit: int = 1, latency: Latency | None = None,
                  access: AccessRule = argument_access) -> None:

@@ -45,11 +45,9 @@ class Phase(StrEnum):
 
 @dataclass(frozen=True)
 class Frame:
-    """The screen after one event: per call (by id), its phase and the text shown."""
-
     step: int
     event: str
-    calls: dict[str, tuple[Phase, str]] = field(default_factory=dict)
+    calls: dict[str, tuple[Phase, str]] = field(default_factory=dict)  # id -> (phase, text)
 
 
 def summary(content: str, width: int = 44) -> str:
@@ -124,8 +122,6 @@ def _phase(event: Event, outcome: ToolOutcome | None, text: str) -> tuple[Phase,
 
 @dataclass(frozen=True)
 class Arrival:
-    """One result arriving, and what each screen shows in every row afterwards."""
-
     arrived: str  # call id
     by_position: tuple[str, ...]  # row n shows the n-th result to arrive
     by_call_id: tuple[str, ...]  # row n shows the result of the n-th call

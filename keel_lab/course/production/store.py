@@ -15,19 +15,17 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from keel_lab.core.events import Event
+from keel_lab.core.events import Event, EventKind
 from keel_lab.core.protocol import ToolRequest
 
-TERMINAL = ("tool.finished", "tool.failed")
+TERMINAL: tuple[EventKind, ...] = ("tool.finished", "tool.failed")
 
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """One stored event: its place in the store, its run, and the event itself."""
-
-    seq: int
+    seq: int  # its place in the store
     run_id: str
-    kind: str
+    kind: EventKind
     ref: str
     time: float
     code: str | None = None

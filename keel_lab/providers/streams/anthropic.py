@@ -3,13 +3,11 @@
 `content_block_start` with a `tool_use` block brings the call's id and name at the block's
 `index` (a text block before it takes index 0); `input_json_delta` events carry `partial_json`;
 `message_delta` brings the `stop_reason` and `message_stop` ends the turn. A `tool_use` whose
-input arrives whole in the start block (some proxies do this) is taken as it is. A call of a
-tool without parameters may bring no `input_json_delta` at all, or only empty ones
-(BerriAI/litellm#5063): its input is `{}`, tolerated and noted (`no_arguments`). A second
-`content_block_start` at an index that holds a call, or a call fragment after the stop reason or
-`message_stop`, makes that call one the lab never runs. A stop reason that does not end a turn
-with its output (`refusal`, `pause_turn` - the turn is to be continued - or an unknown value)
-refuses the turn's calls: the lab's policy.
+input arrives whole in the start block (some proxies do this) is taken as it is; one with no
+`input_json_delta` at all, or only empty ones (BerriAI/litellm#5063), is a tool without
+parameters: its input is `{}`. A stop reason that does not end a turn with its output
+(`refusal`, `pause_turn` - the turn is to be continued - or an unknown value) refuses the turn's
+calls: the lab's policy.
 """
 
 from __future__ import annotations

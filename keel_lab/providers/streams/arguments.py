@@ -5,13 +5,10 @@ parses and there is nothing to say. When it does not, some servers' shapes still
 what the arguments are, and the lab's policy reads them - only when the reading is the one way
 the text parses:
 
-- `arguments_repeated` (tolerated): the text is a prefix of the arguments followed by the whole
-  arguments, e.g. `{...}{...}` with both halves equal - the deltas, then the same arguments
-  again (a trailing "summary" chunk, a parser's flush). Judged on the text alone, so it does not
-  depend on where the fragments were cut. Two identical objects are read as one call's repeat,
-  with or without whitespace between them (JSON allows it between values).
-- `cumulative_snapshots` (tolerated): each fragment repeats the one before and extends it, and
-  the last one parses. This reading needs the fragments as they came.
+`arguments_repeated` (tolerated): a prefix of the arguments, then the whole arguments (a
+trailing "summary" chunk, a parser's flush), judged on the text alone, so wherever the fragments
+were cut; two identical objects, whitespace between them or not, are one call's repeat.
+`cumulative_snapshots` (tolerated): each fragment extends the one before, and the last parses.
 
 Shapes that leave the arguments unknown are refused, named, with the JSON error kept:
 `packed_calls` (several objects in one call's arguments), `invalid_escape` (`"C:\\Hello"`, or a
@@ -29,10 +26,13 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from keel_lab.core.protocol import parse_arguments
+from keel_lab.core.strict_json import NOT_JSON
 
 REPEAT_CANDIDATES = 8  # places that look like a restart, tried before it counts as no repeat
 LITERAL_TAIL = re.compile(r"[-+0-9.eE]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?")
 _DECODER = json.JSONDecoder()
+# Valid JSON the core refuses to run (`parse_arguments`), named by the mark in its reason.
+_UNSAFE = (("duplicate_key", "appears twice in one object"), ("lone_surrogate", "lone surrogate"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +53,9 @@ def shape(parts: Sequence[str], finish: str) -> Shape | None:
     if error is None:
         return None
     found = _repeat(text, error) or _snapshots(parts, error)
-    if found is None and error.startswith("arguments are not valid JSON"):
+    if found is None and error.startswith(f"arguments: {NOT_JSON}"):
         found = _broken(text, error, finish)
     return found or next((Shape(quirk, error) for quirk, mark in _UNSAFE if mark in error), None)
-
-
-# Valid JSON the core refuses to run (`parse_arguments`), named by the mark in its reason.
-_UNSAFE = (("duplicate_key", "appears twice in one object"), ("lone_surrogate", "lone surrogate"))
 
 
 def _repeat(text: str, error: str) -> Shape | None:

@@ -2,11 +2,8 @@
 and the checks made at the finish.
 
 Turn-level rules (ids missing, reused or changed) are the core assembler's; a converter only
-refuses what the wire itself corrupted. At the finish every closed call's argument fragments are
-judged once for the shapes of `arguments.py`: a tolerated shape hands the core its reading
-(`Arguments`), a refused one a `Refuse` naming the shape. A field of the wrong JSON type is a
-`LabError` that names the event, the field and the type expected: the stream cannot be read as
-its format.
+refuses what the wire itself corrupted. A field of the wrong JSON type is a `LabError` that
+names the event, the field and the type expected: the stream cannot be read as its format.
 """
 
 from __future__ import annotations
@@ -21,7 +18,6 @@ from keel_lab.providers.formats import DONE
 from keel_lab.providers.streams.arguments import shape
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
-REPLACEMENT = "\ufffd"
 Labelled = Iterable[tuple[str, dict[str, Any]]]  # ("line 3" or "event 2", payload)
 
 
@@ -71,11 +67,12 @@ class WireCall:
 
 def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, end: str,
             normal: tuple[str, ...]) -> Iterator[StreamEvent]:
-    """Checks every format shares at the finish, then the finish itself. Without a finish
-    (`end` names the event that should have come) nothing is closed and nothing may run.
-    `normal` are the format's documented finish reasons that close a tool turn; the lab's
-    policy is that any other one (a content filter, a refusal, a failure, a value nobody
-    documents) leaves its calls unknown or unwanted, so none of them runs."""
+    """Checks every format shares at the finish, then the finish itself: each call's fragments
+    judged once for the shapes of `arguments.py` (a tolerated one hands the core its reading,
+    `Arguments`). Without a finish (`end` names the event that should have come) nothing is
+    closed and nothing may run. `normal` are the format's documented finish reasons that close a
+    tool turn; the lab's policy is that any other one (a content filter, a refusal, a value
+    nobody documents) leaves its calls unknown or unwanted, so none of them runs."""
     if finish is None:
         diag.note(None, None, "truncated", f"the stream ended before {end}: no call was "
                   "closed, nothing may run", "refused")
@@ -90,25 +87,21 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     if unusual:
         diag.note(None, None, "unusual_finish", unusual, "refused" if calls else "reported")
     for index, call in sorted(calls.items()):
-        reason = call.late or (call.refusal[1] if call.refusal else None)
-        if call.late:
-            diag.note(index, call.id, "after_finish", call.late, "refused")
-        elif call.refusal:
-            diag.note(index, call.id, call.refusal[0], call.refusal[1], "refused")
-        elif any(REPLACEMENT in part for part in call.parts):
-            reason = ("arguments contain U+FFFD: a UTF-8 character was split between chunks "
-                      "and each half encoded on its own, so the arguments are corrupted")
-            diag.note(index, call.id, "split_utf8", reason, "refused")
-        elif found := shape(call.parts, finish):
-            diag.note(index, call.id, found.quirk, found.message,
-                      "refused" if found.reading is None else "tolerated")
-            if found.reading is None:
-                reason = found.message
-            else:
-                yield Arguments(index, found.reading)
-        reason = reason or unusual
-        if reason:
-            yield Refuse(index, reason)
+        refusal = ("after_finish", call.late) if call.late else call.refusal
+        if refusal is None and any("\ufffd" in part for part in call.parts):
+            refusal = ("split_utf8", "arguments contain U+FFFD: a UTF-8 character was split "
+                       "between chunks and each half encoded on its own, so the arguments are "
+                       "corrupted")
+        found = None if refusal else shape(call.parts, finish)
+        if found and found.reading is not None:
+            diag.note(index, call.id, found.quirk, found.message)
+            yield Arguments(index, found.reading)
+        elif found:
+            refusal = (found.quirk, found.message)
+        if refusal:
+            yield Refuse(index, refusal[1], refusal[0], call.id)
+        elif unusual:
+            yield Refuse(index, unusual)
     yield Finish(finish)
 
 

@@ -6,12 +6,9 @@ and two calls of one turn may share a name, so calls are numbered here in order 
 one without an id gets `gemini-call-<n>`: results are still paired by id, and same-name calls
 stay apart. A part's `thoughtSignature` belongs to the call on that part (on parallel calls,
 only the first carries one); it is kept as a diagnostic of that call, because the history sent
-back must carry it on the same part. The finish is the first candidate's `finishReason`
-(`STOP` even when calls were made); Gemini sends no `[DONE]`. Only candidate 0 is the turn.
-`STOP` and `MAX_TOKENS` close the turn; any other reason refuses its calls (the lab's policy,
-`unusual_finish`), and `MALFORMED_FUNCTION_CALL` - a call the model wrote but Gemini could not
-read, dropped from the stream - is refused by name (`malformed_function_call`), so the lost call
-is not mistaken for a turn without calls.
+back must carry it on the same part. The finish is candidate 0's `finishReason` (`STOP` even
+when calls were made); `STOP` and `MAX_TOKENS` close the turn, any other refuses its calls (the
+lab's policy), `MALFORMED_FUNCTION_CALL` by name, so the lost call is not taken for no call.
 """
 
 from __future__ import annotations
@@ -24,8 +21,6 @@ from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closi
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 NORMAL = ("stop", "max_tokens")  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, ...: refused
-
-END = "the event with finishReason"
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
@@ -44,7 +39,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             reason = cand.text("finishReason")
             if reason and stream.ended is None:
                 finish = reason.lower()
-                stream.end(END)
+                stream.end("the event with finishReason")
                 if reason == "MALFORMED_FUNCTION_CALL":
                     _malformed(cand, diag)
     yield from closing(calls, finish, diag, "an event with finishReason", NORMAL)

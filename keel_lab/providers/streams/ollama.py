@@ -3,9 +3,7 @@
 Ollama sends each tool call whole, with its arguments as a JSON object and, in most versions,
 without an id; the turn ends with `"done": true` and `done_reason` "stop" even when calls were
 made. Calls without an id get one here (`ollama-call-<n>`, in order of arrival), so results can
-still be paired by id; a call's own `function.index` is used when the server sends one. A call
-after the line with `"done": true` is never run; a `done_reason` other than "stop" or "length"
-refuses the turn's calls (the lab's policy).
+still be paired by id; a call's own `function.index` is used when the server sends one.
 """
 
 from __future__ import annotations

@@ -1,41 +1,14 @@
 """OpenAI Chat Completions chunks (and the many servers that imitate them) into lab deltas.
 
-Real servers bend the format (see shared/reference/stream-quirks.md). Each bend has a rule here:
-tolerated when the call can still be known exactly, refused - never run - when it cannot.
-
-- `index` missing or null: a chunk with a new id starts a new call; one without an id continues
-  the most recent call.
-- `index` as a digit string ("0"): read as the number.
-- every call at index 0 (or two at one index): a *new id together with a name* at an index that
-  already holds a call starts a new call.
-- a different id on a continuation chunk (no name): the id changed mid-call; the turn is refused.
-- the full name repeated in every chunk: a fragment equal to the whole name so far is dropped.
-- a name split across chunks: any other name fragment continues the name. So a name made of
-  one piece twice (`get` + `get`) reads as `get`: the lab's choice, since servers repeating
-  whole names are reported (llama.cpp, MiniMax) and tools named like that are not.
-- arguments before the name: kept; the name, when it comes, completes the call.
-- an argument fragment at an index no call opened (no id, no name: a drifting index): with one
-  call in the turn it continues that call; with several, which one cannot be known, so the turn
-  is refused.
-- the same id at a second index: identical name and arguments are one call said twice, kept
-  once; anything else is a second call with the first one's id, and the turn is refused. The
-  second saying is held back until the finish, when its content is known.
-- an opening chunk without `"type": "function"`: read as a function call.
-- a call without any argument text (a tool without parameters): no arguments, `{}`.
-- two calls with the same name and arguments and distinct ids: two calls, noted, both run.
-- a usage-only chunk (`choices: []`, documented for `include_usage`), wherever it comes:
-  carries nothing; noted.
-- `id` "" or null, `arguments` null: nothing new; ignored.
-- `arguments` sent as a JSON object: serialised once as the call's arguments.
-- the first call at index 1 (sparse indexes): indexes are keys, not positions; kept as they are.
-- finish reason `stop` although calls were made: the calls are closed by it all the same.
-  `tool_calls`, `stop` and `length` close a turn; any other (`content_filter`, a value nobody
-  documents) refuses its calls: the lab's policy, since they may be cut or withheld.
-- arguments carrying U+FFFD (a UTF-8 character split and each half encoded): refused.
-- two calls with one id: the turn is refused (which result would belong to which call?).
-- no finish reason (a cut-off stream): nothing is closed, so nothing runs.
-- a call fragment after the finish reason or after `data: [DONE]`: the turn was over; that
-  call is never run (the SDK stops reading at `[DONE]`; the lab reports what came after it).
+Real servers bend the format; each bend has a rule here, and the note it makes says it:
+tolerated when the call can still be known exactly, refused - never run - when it cannot. The
+README's "Quirk policies" table lists every rule (docs/stream-quirks-sources.md, where each bend
+was reported). The choices that are the lab's own: a new id *together with a name* at an index
+that holds a call starts a new call; a name fragment equal to the whole name so far is a repeat,
+so a name made of one piece twice (`get` + `get`) reads as `get` (servers repeating whole names
+are reported, tools named like that are not); a call said again at another index is held back
+until the finish, when its content is known; any finish reason but `tool_calls`, `stop` and
+`length` refuses its calls, since they may be cut or withheld.
 
 Tolerated without a note: fragments of several calls interleaved (index 0 like any other) and
 all arguments in one burst at the end are other chunkings of the documented shape, and the
@@ -66,13 +39,11 @@ class _Normaliser:
         self.ids: dict[str, int] = {}  # a call id -> the first call that carried it
         self.top = -1  # the highest index in `calls`
 
-    def _new(self) -> int:
-        return self._add(self.top + 1)
-
     def _add(self, index: int) -> int:
-        """A call at `index` (kept if there is one); `top` follows the highest index, so a
-        new call's index is found without scanning every call."""
-        self.calls.setdefault(index, WireCall())
+        """A new call at `index`, or after the highest index when `index` is taken; `top`
+        follows the highest index, so a new call's index is found without scanning every call."""
+        index = self.top + 1 if index in self.calls else index
+        self.calls[index] = WireCall()
         self.top = max(self.top, index)
         return index
 
@@ -95,7 +66,7 @@ class _Normaliser:
         index = self.slot[raw]
         current = self.calls[index]
         if call_id and current.id and call_id != current.id and name:
-            self.slot[raw] = index = self._new()
+            self.slot[raw] = index = self._add(self.top + 1)
             self.diag.note(index, call_id, "index_reused",
                            f"a new call (id {call_id}) arrived at index {raw}, which already "
                            f"held {current.id}: treated as a separate call")
@@ -106,7 +77,7 @@ class _Normaliser:
         count = len(self.calls) - len(self.echo)  # calls said once (echoes stay apart)
         if arguments and not call_id and not name and count:
             return self._drifted(raw, count)
-        self.slot[raw] = index = self._add(raw) if raw not in self.calls else self._new()
+        self.slot[raw] = index = self._add(raw)
         first = self.ids.get(call_id) if call_id else None
         if first is not None:
             self.echo[index] = first
@@ -121,7 +92,7 @@ class _Normaliser:
                            f"argument fragments arrived at index {raw}, which no call opened; "
                            "the turn has one call, so they continue it")
             return only
-        self.slot[raw] = index = self._add(raw) if raw not in self.calls else self._new()
+        self.slot[raw] = index = self._add(raw)
         self.diag.note(index, None, "index_drift",
                        f"an argument fragment arrived at index {raw}, which no call opened, and "
                        f"the turn has {count} calls: which one it continues cannot be "
@@ -133,7 +104,7 @@ class _Normaliser:
         if call_id and call_id in self.ids:
             return self.ids[call_id]
         if call_id or self.last is None:
-            return self._new()
+            return self._add(self.top + 1)
         return self.last
 
     def delta(self, index: int, call_id: str | None, name: str | None,

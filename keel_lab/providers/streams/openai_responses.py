@@ -2,26 +2,15 @@
 
 A function call is an output item: `response.output_item.added` brings its `call_id` and its
 name; `response.function_call_arguments.delta` events add argument text and name their item by
-`item_id` (and `output_index`); `response.completed` (or `incomplete`) finishes the turn. Rules:
-
-- The call's id is its `call_id` (`call_...`), the id a `function_call_output` must answer;
-  the item's own `id` (`fc_...`) only routes argument events to their item and is never the
-  call's id (openai/openai-python#2852); an item without a `call_id` is refused, never run
-  under its item id.
-- A reasoning item may take output index 0, so the first call can sit at index 1: indexes are
-  keys here too.
-- An arguments event that arrives before its item's `output_item.added` (#2852) is held, keyed
-  by its `item_id` (by `output_index` when it names none), and applied when the item arrives:
-  tolerated, since the event names its item exactly. One whose item never arrives has no name
-  and no call_id: it is refused, and the turn with it.
-- A second `output_item.added` at an index that holds a call, or a call fragment after the
-  turn's end, makes that call one the lab never runs.
-- The lab's policy where the events disagree: a `function_call_arguments.done` whose text is
-  not the streamed deltas refuses its call (`arguments_mismatch`: which text is the call is
-  unknown), and two items with one item id refuse both (`item_id_reused`: the argument events
-  that name it cannot be told apart).
-- Only `completed` and `incomplete` close the turn normally; another status (`failed`, ...)
-  refuses its calls (`unusual_finish`).
+`item_id` (and `output_index`); `response.completed` (or `incomplete`) finishes the turn. The
+call's id is its `call_id` (`call_...`), the id a `function_call_output` must answer; the item's
+own `id` (`fc_...`) only routes argument events to their item (openai/openai-python#2852). A
+reasoning item may take output index 0: indexes are keys here too. The README's "Quirk policies"
+says what is tolerated (arguments before their item, held until it arrives) and what refused (an
+item without a `call_id`, arguments whose item never arrives, a `done` text that is not the
+deltas, two items with one item id, a status but `completed` or `incomplete`); as in every
+format, a second item at an index that holds a call, or a call fragment after the turn's end,
+makes that call one the lab never runs.
 """
 
 from __future__ import annotations
@@ -73,13 +62,13 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                           "its output_item.added; they name their item, so they were held "
                           "and applied to it")
             for e in held:
-                yield from _arguments(e, index, calls[index], diag)
+                yield from _arguments(e, index, calls[index])
         elif kind in ARGUMENTS:
             index = _owner(r, by_item, calls)
             if index is None:
                 early.append(r)
             else:
-                yield from _arguments(r, index, calls[index], diag)
+                yield from _arguments(r, index, calls[index])
         elif kind == "response.output_text.delta" and r.text("delta") and not stream.ended:
             yield TextDelta(r.value["delta"])
         elif kind in ("response.completed", "response.incomplete") and stream.ended is None:
@@ -93,7 +82,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         if index is not None and stream.ended:
             calls[index].late = late(r.where, stream.ended)
     if finish is not None:
-        yield from _orphans(early, calls, diag)
+        yield from _orphans(early, calls)
     yield from closing(calls, finish, diag, "response.completed", NORMAL)
 
 
@@ -107,8 +96,7 @@ def _owner(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> in
     return index if index in calls else None
 
 
-def _arguments(r: Fields, index: int, call: WireCall, diag: Diagnostics
-               ) -> Iterator[StreamEvent]:
+def _arguments(r: Fields, index: int, call: WireCall) -> Iterator[StreamEvent]:
     if r.value.get("type") == ARGUMENTS[0]:
         fragment = r.text("delta")
         call.add(fragment)
@@ -138,8 +126,7 @@ def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, 
         calls[at].refusal = ("item_id_reused", why)
 
 
-def _orphans(early: list[Fields], calls: dict[int, WireCall], diag: Diagnostics
-             ) -> Iterator[StreamEvent]:
+def _orphans(early: list[Fields], calls: dict[int, WireCall]) -> Iterator[StreamEvent]:
     """Argument events whose item never arrived: a call with no name and no call_id, which
     cannot run nor be answered; the core refuses the turn that holds it."""
     seen: dict[str, int] = {}
@@ -153,8 +140,7 @@ def _orphans(early: list[Fields], calls: dict[int, WireCall], diag: Diagnostics
                       "for them was ever added: the call has no name and no call_id, so it "
                       "can neither run nor be answered (its output_item.added event would make "
                       "it runnable)")
-            diag.note(index, None, "arguments_without_item", reason, "refused")
-            yield Refuse(index, reason)
+            yield Refuse(index, reason, "arguments_without_item")
         if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
             calls[seen[item]].add(r.value["delta"])
             yield ToolCallDelta(seen[item], arguments_delta=r.value["delta"])

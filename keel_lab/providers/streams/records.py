@@ -2,19 +2,13 @@
 
 Everything read here is untrusted: it is read in bounded chunks (a FIFO or `/dev/zero` has no
 size to trust; a FIFO nothing writes to is refused after a short wait, never waited on forever),
-parsed as strict JSON only, and any problem raises `LabError` naming the line. A leading UTF-8
-byte order mark is dropped, as SSE says to.
-Strict means: no duplicate keys (parsers disagree on which value wins, so the lab refuses
-rather than guess), no `NaN`/`Infinity`, no number too large for a float or too long for an
-int, no nesting deeper than Python can walk, no lone surrogate (it is not Unicode text).
+parsed as strict JSON only (`keel_lab.core.strict_json`), and any problem raises `LabError`
+naming the line. A leading UTF-8 byte order mark is dropped, as SSE says to.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
-import re
 import select
 import stat
 from collections.abc import Iterator
@@ -22,13 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.protocol import repeated_key
+from keel_lab.core.strict_json import read_json
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
 CHUNK = 1024 * 1024
 WAIT_SECONDS = 2  # how long a FIFO may keep keel-lab waiting for its first byte
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -75,8 +68,7 @@ def read_file(path: str | Path) -> str:
 
 
 def decode(raw: bytes, where: str) -> str:
-    """The text of a file; a leading UTF-8 byte order mark is dropped, as the SSE standard
-    says to (and RFC 8259 allows for JSON)."""
+    """The text of a file, without a leading UTF-8 byte order mark (RFC 8259 allows it)."""
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     nul = raw.find(b"\x00")
     if nul >= 0:
@@ -111,12 +103,8 @@ def is_sse(text: str) -> bool:
 
 
 def sse_events(text: str) -> Iterator[tuple[str, str, int]]:
-    """(event name, data, line number) for every complete SSE event.
-
-    Follows the SSE rules: `data:` lines of one event are joined with newlines, a blank line
-    dispatches the event, lines starting with `:` are comments, and an event still open at the
-    end of the text (a cut-off stream) is discarded.
-    """
+    """(event name, data, line number) for every complete SSE event, by the SSE rules: an event
+    still open at the end of the text (a cut-off stream) is discarded."""
     name, start = "", 0
     data: list[str] = []
     for number, line in lines(text):
@@ -160,7 +148,7 @@ def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[s
         if payload.strip() == "[DONE]":
             yield at, DONE
             continue
-        value = load_json(payload, at)
+        value = read_json(payload, at)
         if not isinstance(value, dict):
             raise LabError(f"{at}: expected a JSON object, got {type(value).__name__}")
         yield at, value
@@ -169,66 +157,3 @@ def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[s
 def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
     """JSON payloads of a stream given as SSE text or as one JSON object per line."""
     return [record for _, record in iter_records(text, where)]
-
-
-def load_json(text: str, where: str) -> Any:
-    """Strict JSON (see the module's note), or a `LabError` naming `where` and the fault."""
-    try:
-        value = json.loads(text, object_pairs_hook=_unique, parse_constant=_no_constant,
-                           parse_float=_finite)
-    except json.JSONDecodeError as exc:
-        raise LabError(f"{where}: not JSON: {exc.msg} (char {exc.pos})") from exc
-    except RecursionError:
-        raise LabError(f"{where}: JSON nested too deeply to read") from None
-    except _Refused as exc:
-        raise LabError(f"{where}: {exc}") from None
-    except ValueError as exc:  # an int literal longer than Python converts (4300 digits)
-        raise LabError(f"{where}: a number too long to read ({exc})") from None
-    if _SURROGATE_ESCAPE.search(text):
-        _refuse_lone_surrogates(value, where)
-    return value
-
-
-class _Refused(ValueError):
-    """Raised by the JSON hooks; turned into a LabError with the line."""
-
-
-def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    key = repeated_key(pairs)
-    if key is not None:
-        raise _Refused(f"duplicate key {key!r} in one object: JSON parsers disagree "
-                       "on which value wins, so keel-lab refuses it")
-    return dict(pairs)
-
-
-def _no_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not JSON (only finite numbers are)")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise _Refused(f"the number {text[:20]} is out of range for a float")
-    return value
-
-
-def _refuse_lone_surrogates(value: Any, where: str) -> None:
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, item = stack.pop()
-        if isinstance(item, dict):
-            for key, child in item.items():
-                _check_text(key, f"{path}.{key}" if path else key, where)
-                stack.append((f"{path}.{key}" if path else key, child))
-        elif isinstance(item, list):
-            stack.extend((f"{path}[{i}]", child) for i, child in enumerate(item))
-        elif isinstance(item, str):
-            _check_text(item, path, where)
-
-
-def _check_text(text: str, path: str, where: str) -> None:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise LabError(f"{where}: field {path or '(top)'!r} holds a lone surrogate escape "
-                       "(\\ud800-\\udfff without its pair): not Unicode text") from None
