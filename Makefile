@@ -6,8 +6,13 @@ STAMP  := $(VENV)/.installed
 ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # JupyterHub's proxy for `make classroom`, from npm (see the classroom targets below)
 PROXY := build/classroom/node/node_modules/.bin/configurable-http-proxy
+# The learner's own copy of the learner edition (git-ignored): `make lab`, `make check` and
+# `make restore` work there, so a learner's answers never touch a tracked file (make test, make
+# site and make handout read only notebooks/). keel_course/workspace.py makes and restores it.
+WORKSPACE := workspace
+WORKCOPY  := $(BIN)/python -m keel_course.workspace
 
-.PHONY: install lab test lint check notebooks locale messages handout site bench clean classroom collect
+.PHONY: install lab test lint check restore notebooks guide locale messages handout site bench clean classroom collect
 
 # Never silent: pip names each package it collects; download bars only on a terminal (not in CI logs).
 $(STAMP): requirements.txt pyproject.toml
@@ -21,9 +26,13 @@ $(STAMP): requirements.txt pyproject.toml
 
 install: $(STAMP)
 
+# JupyterLab on the learner's copy, workspace/: made from notebooks/ on first use, and after
+# that only what it lacks is added (a new chapter after `git pull`); their answers stay as they are.
+# `make lab LANGUAGE=zh` adds the Chinese edition, workspace/zh/.
 lab: $(STAMP)
-	@echo "Opening JupyterLab on notebooks/ - open the http://127.0.0.1 URL printed below."
-	$(BIN)/jupyter lab notebooks --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
+	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE)
+	@echo "Opening JupyterLab on $(WORKSPACE)/ - open the http://127.0.0.1 URL printed below."
+	$(BIN)/jupyter lab $(WORKSPACE) --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
 	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py
@@ -39,23 +48,38 @@ test: lint
 	$(BIN)/pytest $(XDIST) tests/course notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env
 	$(BIN)/pytest $(XDIST) tests/lab -m slow
 
-# For learners: which exercises of the learner edition pass. A check cell fails by raising;
-# tracebacks and nbval's reports are left out (--tb=no -rN), the last lines are one per exercise.
-# `make check LANGUAGE=zh` checks the Chinese edition, notebooks/zh/, and says it all in Chinese
+# For learners: which exercises of their copy, workspace/ (made first if missing), pass. A check
+# cell fails by raising; tracebacks and nbval's reports are left out (--tb=no -rN), the last lines
+# are one per exercise; the progress file, .keel-progress.json, is kept beside the notebooks.
+# `make check LANGUAGE=zh` checks the Chinese edition, workspace/zh/, and says it all in Chinese
 # (the default is KEEL_LAB_LANG's language, else en; gettext's own LANGUAGE variable, which many
 # desktops set in the environment, is not read).
 ifneq ($(origin LANGUAGE),command line)
 LANGUAGE := $(or $(KEEL_LAB_LANG),en)
 endif
-LEARNER := $(if $(filter en,$(LANGUAGE)),notebooks,notebooks/$(LANGUAGE))
+EDITION := $(if $(filter en,$(LANGUAGE)),notebooks,notebooks/$(LANGUAGE))
+LEARNER := $(if $(filter en,$(LANGUAGE)),$(WORKSPACE),$(WORKSPACE)/$(LANGUAGE))
 check: $(STAMP)
-	@[ -f $(LEARNER)/01_history.ipynb ] || { echo "make check: LANGUAGE=$(LANGUAGE) has no learner edition in $(LEARNER)/ (en or zh)" >&2; exit 2; }
+	@[ -f $(EDITION)/01_history.ipynb ] || { echo "make check: LANGUAGE=$(LANGUAGE) has no learner edition in $(EDITION)/ (en or zh)" >&2; exit 2; }
+	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE) --quiet
 	KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN $(LEARNER)/*.ipynb
+
+# For learners: one chapter of workspace/ back to its start, `make restore CHAPTER=04` (its number
+# or a part of its file name; LANGUAGE=zh: workspace/zh/). Their copy is kept first in the
+# folder's .backup/ as <chapter>.<UTC time>.ipynb: nothing is lost.
+restore: $(STAMP)
+	@$(WORKCOPY) restore notebooks $(WORKSPACE) '$(CHAPTER)' --language $(LANGUAGE)
 
 # For authors: re-execute the solution notebooks, save outputs, regenerate the learner edition;
 # in English and in Chinese (notebooks/zh/, translated by the catalogs in locale/).
 notebooks: $(STAMP)
 	$(BIN)/python scripts/build_notebooks.py
+
+# For authors: the instructor's guide's generated parts (goals, answer key, misconceptions with
+# their hints, the overview) rewritten from the solution notebooks, the checks and their test
+# tables; `$(BIN)/keel-course guide --check` names each stale part and exits 1 instead.
+guide: $(STAMP)
+	$(BIN)/keel-course guide
 
 # For authors and translators: the notebooks' text into the catalogs, locale/zh_CN/LC_MESSAGES/
 # (templates in build/gettext/; new text empty, changed text fuzzy). Then `make notebooks`.

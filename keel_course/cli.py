@@ -1,5 +1,7 @@
 """`keel-course`: the instructor's and author's commands - the handout a class receives, the
-nbgrader course, grading submitted notebooks, and a class on one server.
+nbgrader course, grading submitted notebooks, a class on one server, and the instructor's guide's
+generated parts. The commands that publish the course read it from a checkout of the repository,
+`--checkout DIR` (default: the current folder); grading needs none.
 
 Errors and exit codes are `keel-lab`'s (`keel_lab.cli.run`): one line on stderr, never a
 traceback, 2 for a user's mistake.
@@ -8,13 +10,16 @@ traceback, 2 for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.command import add_parser as add_classroom_parser
 from keel_course.classroom.command import run as run_classroom
 from keel_lab.cli import WIDTH, bounded, json_text, run
+from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
 
 
@@ -30,6 +35,9 @@ def _seconds(text: str) -> float:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="keel-course", description=__doc__)
+    p.add_argument("--checkout", type=Path, default=Path("."), metavar="DIR",
+                   help="the keel-lab checkout whose course handout, nbgrader and classroom "
+                        "start publish and guide writes (default: the current folder)")
     sub = p.add_subparsers(dest="command", required=True)
     h = sub.add_parser("handout", help="write the handout a class receives (no solutions)",
                        description="Write the learner edition, the package, requirements and a "
@@ -45,10 +53,17 @@ def parser() -> argparse.ArgumentParser:
     n = sub.add_parser("nbgrader", help="lay out the chapters as an nbgrader course",
                        description="Write DIR/source/<chapter>/<chapter>.ipynb with solutions "
                                    "and nbgrader's cell metadata, and DIR/nbgrader_config.py "
-                                   "unless there is one; then run nbgrader's commands in DIR.")
+                                   "unless there is one; then run nbgrader's commands in DIR. "
+                                   "Students submit the handout's notebooks or nbgrader's "
+                                   "released ones: both carry the metadata nbgrader grades by. "
+                                   "With --check, write nothing: say which notebooks in "
+                                   "DIR/submitted/ nbgrader cannot autograde as `keel-course "
+                                   "grade` would, why, and what to do; exit 2 when any.")
     n.add_argument("dir", type=Path, metavar="DIR", help="the course folder")
     n.add_argument("chapters", nargs="*", metavar="CHAPTER",
                    help="only chapters whose name contains CHAPTER (default: all)")
+    n.add_argument("--check", action="store_true",
+                   help="check DIR/submitted/ before `nbgrader autograde`")
 
     r = sub.add_parser("grade", help="grade a class's submitted notebooks",
                        description="Grade submitted notebooks by what their exercise functions "
@@ -65,20 +80,33 @@ def parser() -> argparse.ArgumentParser:
                    help="submissions graded at once (default: the number of cores)")
 
     add_classroom_parser(sub)
+
+    g = sub.add_parser("guide", help="write the instructor's guide's generated parts",
+                       description="Rewrite the generated parts of docs/instructors-guide.md "
+                                   "(the overview, each chapter's goals and answer key, each "
+                                   "exercise's misconceptions with their hints) from the "
+                                   "solution notebooks, the checks and the checks' test tables "
+                                   "in tests/lab/; the hand-written prose stays as it is. With "
+                                   "--check, write nothing: name each stale part on stderr and "
+                                   "exit 1 when any. Exit 2 when the guide cannot be read or "
+                                   "written.")
+    g.add_argument("--check", action="store_true",
+                   help="name the stale parts instead of writing them (exit 1 when any)")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     return run(parser(), {"handout": _handout, "nbgrader": _nbgrader, "grade": _grade,
-                          "classroom": run_classroom}, argv)
+                          "classroom": run_classroom, "guide": _guide}, argv)
 
 
 def _handout(args: argparse.Namespace) -> int:
     from keel_course.handout import build_handout, check_zip, zip_handout
 
+    checkout = Checkout.at(args.checkout)
     if args.zip:
         check_zip(args.out)  # before the build: a zip that is not ours costs no handout
-    folder = build_handout(args.out, args.language)
+    folder = build_handout(checkout, args.out, args.language)
     print(f"handout: {printable(folder)}")
     if args.zip:
         print(f"zip: {printable(zip_handout(folder))}")
@@ -86,9 +114,19 @@ def _handout(args: argparse.Namespace) -> int:
 
 
 def _nbgrader(args: argparse.Namespace) -> int:
-    from keel_course.nbgrader import layout_course
+    from keel_course.nbgrader import check_submissions, layout_course
 
-    for path in layout_course(args.dir, args.chapters):
+    if args.check:
+        count, findings = check_submissions(args.dir, args.chapters)
+        for finding in findings:
+            print(printable(finding))
+        blocked = len({f.path for f in findings if f.blocking})
+        if blocked:
+            raise LabError(f"{blocked} of {count} submitted notebooks cannot be autograded by "
+                           "nbgrader as they are (listed above, each with what to do)")
+        print(f"{count} submitted notebooks: nbgrader can autograde them all")
+        return 0
+    for path in layout_course(Checkout.at(args.checkout), args.dir, args.chapters):
         print(printable(path))
     return 0
 
@@ -110,6 +148,21 @@ def _grade(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
     return 0
+
+
+def _guide(args: argparse.Namespace) -> int:
+    from keel_course.guide import check_guide, guide_path, write_guide
+
+    checkout = Checkout.at(args.checkout)
+    if not args.check:
+        write_guide(checkout)
+        return 0
+    parts = check_guide(checkout)
+    again = "keel-course guide" if args.checkout == Path(".") else (
+        f"keel-course --checkout {shlex.quote(printable(args.checkout))} guide")
+    for part in parts:
+        print(f"{guide_path(checkout).name}: '{part}' is stale: run {again}", file=sys.stderr)
+    return 1 if parts else 0
 
 
 if __name__ == "__main__":

@@ -9,9 +9,17 @@ an "observe" cell loses its solution block and its saved output. A chapter with 
 with "Your progress": the learner's passed exercises over the whole course
 (`keel_lab.course.progress`), which only the learner edition has.
 
+The cells nbgrader grades carry its metadata in the learner edition as in the nbgrader course's
+source (`keel_course.nbgrader`), so a handout notebook, or the learner's working copy of one, is
+a submission nbgrader autogrades: an exercise cell is an answer (a solution cell named after its
+function), its check cell a test worth the exercise's `POINTS`, an observe cell an answer worth
+nothing. A check cell imports `check` itself, as nbgrader runs it (an answer that rebinds the
+name changes nothing), so the learner's copy of a locked cell is nbgrader's to the character.
+
 Notebooks are handled as plain JSON dicts (nbformat 4), so this module needs no Jupyter import.
 The sources live in the repository's `notebooks/solutions/`, not in the installed package: the
-handout and the nbgrader course are built from a checkout.
+handout and the nbgrader course are built from a checkout, which their caller names
+(`keel_course.checkout`).
 """
 
 from __future__ import annotations
@@ -24,19 +32,20 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
+from keel_lab.course.checks.check import POINTS
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
+NBGRADER_SCHEMA = 3  # the version of nbgrader's cell metadata (nbgrader 0.6 to 0.9)
+IMPORT_CHECK = "from keel_lab.course.checks import check\n\n"
 _PREDICTION = re.compile(r'^(\w+ = )"[^"\n]*"', re.MULTILINE)
 _BLOCK = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$",
                     re.MULTILINE | re.DOTALL)
 
 Notebook = dict[str, Any]
-
-COURSE = Path(__file__).resolve().parents[1] / "notebooks"
-SOLUTIONS = COURSE / "solutions"
 
 PROGRESS_CELLS: list[dict[str, Any]] = [
     {"cell_type": "markdown", "id": "your-progress", "metadata": {}, "source": [
@@ -62,6 +71,8 @@ def learner_edition(solution: Notebook) -> Notebook:
     """The learner's copy: exercise and observe cells stubbed, predictions emptied, those cells
     and the check cells cleared, every other output kept; "Your progress" after any exercise."""
     nb = copy.deepcopy(solution)
+    for n, meta in graded_cells(nb).items():
+        nb["cells"][n].setdefault("metadata", {})["nbgrader"] = meta
     if exercises(nb):
         nb["cells"].extend(copy.deepcopy(PROGRESS_CELLS))
     for cell in nb["cells"]:
@@ -69,7 +80,7 @@ def learner_edition(solution: Notebook) -> Notebook:
         if "exercise" in kind or "observe" in kind:
             cell["source"] = strip_solutions(source(cell))
         elif "check" in kind:
-            cell["source"] = unmarked(source(cell))
+            cell["source"] = check_source(source(cell))
         elif "prediction" in kind:
             cell["source"] = _PREDICTION.sub(r'\1""', source(cell))
         else:
@@ -83,6 +94,44 @@ def unmarked(text: str) -> str:
     """A check cell's source without its `# NBVAL_CHECK_OUTPUT` line."""
     return "".join(line for line in text.splitlines(keepends=True)
                    if line.strip() != CHECK_MARK)
+
+
+def check_source(text: str) -> str:
+    """A solution's check cell as the learner edition and nbgrader have it: importing `check`
+    itself, without its `# NBVAL_CHECK_OUTPUT` line."""
+    return IMPORT_CHECK + unmarked(text)
+
+
+def nbgrader_metadata(grade_id: str, *, solution: bool = False, grade: bool = False,
+                      locked: bool = False, points: int | None = None) -> dict[str, Any]:
+    """A cell's `nbgrader` metadata (schema version 3, without the checksum nbgrader adds)."""
+    meta: dict[str, Any] = {"grade": grade, "grade_id": grade_id, "locked": locked,
+                            "schema_version": NBGRADER_SCHEMA, "solution": solution}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def graded_cells(nb: Notebook) -> dict[int, dict[str, Any]]:
+    """nbgrader's metadata for the cells it grades, by cell index: each exercise cell an answer
+    named after its function, its check cell (`<function>_check`) a locked test worth the
+    exercise's points, each observe cell (`observe_<function>`) an answer worth nothing. A
+    check of an exercise without points in `checks.check.POINTS` gets none (`keel-course
+    nbgrader` refuses its chapter)."""
+    graded = {}
+    exercise = ""
+    for n, cell in enumerate(nb["cells"]):
+        kind = tags(cell)
+        if "exercise" in kind:
+            exercise = function_name(source(cell))
+            graded[n] = nbgrader_metadata(exercise, solution=True)
+        elif "check" in kind and exercise in POINTS:
+            graded[n] = nbgrader_metadata(f"{exercise}_check", grade=True, locked=True,
+                                          points=POINTS[exercise])
+        elif "observe" in kind:
+            graded[n] = nbgrader_metadata(f"observe_{function_name(source(cell))}",
+                                          solution=True)
+    return graded
 
 
 def fill_solutions(learner: Notebook, solution: Notebook) -> Notebook:
@@ -127,13 +176,12 @@ def problems(nb: Notebook) -> list[str]:
     return out
 
 
-def solution_paths(names: Sequence[str] = ()) -> list[Path]:
-    """The solution notebooks, in course order; with `names`, those whose file name contains one
-    of them. `LabError` when there are none: the package runs outside a checkout, or a name
-    matches no chapter."""
-    paths = sorted(SOLUTIONS.glob("*.ipynb"))
+def solution_paths(checkout: Checkout, names: Sequence[str] = ()) -> list[Path]:
+    """The checkout's solution notebooks, in course order; with `names`, those whose file name
+    contains one of them. `LabError` when there are none, or a name matches no chapter."""
+    paths = sorted(checkout.solutions.glob("*.ipynb"))
     if not paths:
-        raise LabError(f"no solution notebooks in {SOLUTIONS}: run this from a checkout of "
+        raise LabError(f"no solution notebooks in {checkout.solutions}: give a checkout of "
                        "the keel-lab repository")
     unknown = [n for n in names if not any(n in p.name for p in paths)]
     if unknown:

@@ -1,5 +1,8 @@
 """The handout a class receives: the learner edition, the package it imports, requirements and a
 README for students - and no solution anywhere, which `find_leaks` proves before it is given out.
+The package is keel_lab alone, with its data/: the handout's pyproject.toml is the repository's
+without keel_course (`keel_course.pyproject`), so `pip install .` gives a student `keel-lab` and
+nothing of the instructor's tools.
 
 A handout is in one language: English is made from notebooks/solutions/, Chinese ("zh") from the
 Chinese solutions notebooks/zh/solutions/ (built by `make notebooks` from the English ones and
@@ -34,9 +37,9 @@ from pathlib import Path
 from typing import Any
 
 from keel_course import translation
+from keel_course.checkout import Checkout
 from keel_course.editions import (
     BEGIN,
-    COURSE,
     END,
     Notebook,
     learner_edition,
@@ -44,11 +47,11 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
+from keel_course.pyproject import learner_pyproject
 from keel_course.sources import check_outside, failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 
-REPOSITORY = COURSE.parent
 MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may replace it
 MIN_LINE = 32
 # What a student installs: the package's runtime, the SDKs chapter 7 uses, Jupyter and the
@@ -143,13 +146,13 @@ python3 -m venv .venv
 """}  # noqa: RUF001
 
 
-def chapters(language: str) -> tuple[list[Path], Path]:
+def chapters(checkout: Checkout, language: str) -> tuple[list[Path], Path]:
     """The solution notebooks a handout in `language` is made from, and its glossary;
     `LabError` when that edition has not been built (or lacks a chapter)."""
-    english = solution_paths()
+    english = solution_paths(checkout)
     if language == "en":
-        return english, COURSE / "glossary.md"
-    folder = translation.edition(language)
+        return english, checkout.notebooks / "glossary.md"
+    folder = translation.edition(checkout, language)
     paths = [folder / "solutions" / p.name for p in english]
     missing = [p for p in [*paths, folder / "glossary.md"] if not p.is_file()]
     if missing:
@@ -158,36 +161,37 @@ def chapters(language: str) -> tuple[list[Path], Path]:
     return paths, folder / "glossary.md"
 
 
-def learner(solution: Notebook, language: str) -> Notebook:
-    """A chapter's learner edition in `language` (its "Your progress" text translated)."""
+def learner(solution: Notebook, language: str, checkout: Checkout) -> Notebook:
+    """A chapter's learner edition in `language` (its "Your progress" text translated by the
+    checkout's catalogs)."""
     if language == "en":
         return learner_edition(solution)
-    return translation.learner(solution, language)
+    return translation.learner(solution, language, checkout.locale)
 
 
-def learner_text(path: Path, language: str) -> str:
+def learner_text(path: Path, language: str, checkout: Checkout) -> str:
     """The learner edition of the solution at `path`, as saved; `LabError` naming a file that
     is no notebook the course made (half-written, or a generated edition damaged since)."""
     with reading(path):
-        return notebook_text(learner(read_notebook(path), language))
+        return notebook_text(learner(read_notebook(path), language, checkout))
 
 
-def build_handout(out: Path, language: str = "en") -> Path:
-    """Write the handout into the folder `out` and return it. `out` may be new, empty or a
-    previous handout, which is replaced only once the new one is written in full and searched
-    for solutions. `LabError` for an unknown language, a damaged solution notebook, a folder
-    that holds anything a handout did not write, or a leak."""
+def build_handout(checkout: Checkout, out: Path, language: str = "en") -> Path:
+    """Write the handout of `checkout` into the folder `out` and return it. `out` may be new,
+    empty or a previous handout, which is replaced only once the new one is written in full and
+    searched for solutions. `LabError` for an unknown language, a damaged solution notebook, a
+    folder that holds anything a handout did not write, or a leak."""
     if language not in README:
         raise LabError(f"no handout in language {language!r}; languages: " + ", ".join(README))
-    solutions, glossary = chapters(language)
-    lines = solution_lines({*solution_paths(), *solutions})
-    previous = _replaceable(out)
+    solutions, glossary = chapters(checkout, language)
+    lines = solution_lines({*solution_paths(checkout), *solutions})
+    previous = _replaceable(out, checkout)
     fresh = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(prefix=".handout-", dir=out,
                                          ignore_cleanup_errors=True) as staging:
-            _write(Path(staging), language, solutions, glossary)
+            _write(checkout, Path(staging), language, solutions, glossary)
             leaks = find_leaks(Path(staging), lines)
             if leaks:
                 raise LabError(f"the handout would give away a solution: {leaks[0]}")
@@ -200,11 +204,11 @@ def build_handout(out: Path, language: str = "en") -> Path:
     return out
 
 
-def _replaceable(out: Path) -> list[Path]:
+def _replaceable(out: Path, checkout: Checkout) -> list[Path]:
     """The entries of `out` a build replaces: none of a new or empty folder, all of a previous
     handout (a folder whose MANIFEST lists every file in it); `LabError` for anything else,
     before anything is written."""
-    check_outside(out)
+    check_outside(out, checkout)
     if not out.exists() and not out.is_symlink():
         return []
     not_handout = f"{out} exists and is not a handout"
@@ -239,7 +243,8 @@ def _listed(manifest: bytes) -> set[str] | None:
     except (ValueError, RecursionError):
         return None
     if not (isinstance(value, dict) and set(value) == {"language", "files"}
-            and value["language"] in README and isinstance(value["files"], list)
+            and isinstance(value["language"], str) and value["language"] in README
+            and isinstance(value["files"], list)
             and all(isinstance(f, str) for f in value["files"])):
         return None
     return {*value["files"], MANIFEST}
@@ -266,19 +271,23 @@ def _swap(out: Path, previous: list[Path], staging: Path) -> None:
         entry.replace(out / entry.name)
 
 
-def _write(out: Path, language: str, solutions: list[Path], glossary: Path) -> None:
+def _write(checkout: Checkout, out: Path, language: str, solutions: list[Path],
+           glossary: Path) -> None:
     notebooks = out / "notebooks"
     notebooks.mkdir()
     for path in solutions:
-        (notebooks / path.name).write_text(learner_text(path, language), encoding="utf-8")
+        (notebooks / path.name).write_text(learner_text(path, language, checkout),
+                                           encoding="utf-8")
     shutil.copy(glossary, notebooks / "glossary.md")
     # conftest: `make check`'s lines and progress (in the language KEEL_LAB_LANG names)
-    shutil.copy(COURSE / "conftest.py", notebooks / "conftest.py")
-    shutil.copytree(REPOSITORY / "keel_lab", out / "keel_lab",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copy(REPOSITORY / "pyproject.toml", out / "pyproject.toml")
+    shutil.copy(checkout.notebooks / "conftest.py", notebooks / "conftest.py")
+    for folder in (checkout.package, checkout.data):
+        shutil.copytree(folder, out / folder.name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    (out / "pyproject.toml").write_text(learner_pyproject(
+        (checkout.root / "pyproject.toml").read_text(encoding="utf-8")), encoding="utf-8")
     (out / "requirements.txt").write_text(student_requirements(
-        (REPOSITORY / "requirements.txt").read_text(encoding="utf-8")), encoding="utf-8")
+        (checkout.root / "requirements.txt").read_text(encoding="utf-8")), encoding="utf-8")
     (out / "README.md").write_text(README[language], encoding="utf-8")
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     (out / MANIFEST).write_text(json.dumps({"language": language, "files": files}, indent=1)

@@ -1,6 +1,7 @@
-"""The course's sources as the commands that publish them (`keel-course handout`, `keel-lab
-nbgrader`) meet them: folders those commands must never write into, solution notebooks that may
-be damaged, and file errors told in one line that names the file.
+"""The course's sources as the commands that publish them (`keel-course handout`, `keel-course
+nbgrader`) meet them: folders of the checkout those commands must never write into
+(`Checkout.sources`), solution notebooks that may be damaged, and file errors told in one line
+that names the file.
 """
 
 from __future__ import annotations
@@ -9,23 +10,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import keel_lab
-from keel_course.editions import COURSE
+from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
 
-PACKAGE = Path(keel_lab.__file__).resolve().parent
-# Written into, the package would ship a solution to every student (and copy itself into
-# itself); the notebooks' folder would mix answers into the learner edition.
-SOURCES = (PACKAGE, COURSE)
 
-
-def check_outside(folder: Path) -> None:
-    """`LabError` when `folder` is (or would be) inside the package or the notebooks."""
+def check_outside(folder: Path, checkout: Checkout) -> None:
+    """`LabError` when `folder` is (or would be) inside the checkout's package, its data or its
+    notebooks."""
     try:
         where = folder.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
         raise LabError(f"{folder}: cannot tell where it is ({exc})") from exc
-    inside = [d for d in SOURCES if where.is_relative_to(d)]
+    inside = [d for d in checkout.sources if where.is_relative_to(d)]
     if inside:
         raise LabError(f"{folder} is inside {inside[0]}: give a folder outside the course's "
                        "sources")

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_course.checkout import Checkout
 from keel_course.editions import (
-    COURSE,
     PROGRESS_CELLS,
     Notebook,
     learner_edition,
@@ -440,20 +440,19 @@ def iter_units(nb: Notebook, where: str) -> Iterator[tuple[str, str, int]]:
 
 
 # --- the course's catalogs and editions ------------------------------------------------------
+# A checkout's catalogs are locale/<locale>/LC_MESSAGES/<name>.po (committed, `Checkout.locale`);
+# scripts/i18n.py extracts the templates into build/gettext/.
 
-ROOT = COURSE.parent
-LOCALE_DIR = ROOT / "locale"  # locale/<locale>/LC_MESSAGES/<name>.po, committed
-POT_DIR = ROOT / "build" / "gettext"  # the templates, generated
 LOCALES = {"zh": "zh_CN"}  # an edition's language -> its catalogs' locale
 GLOSSARY = "glossary"
 EDITIONS = "editions"  # the text the learner edition adds ("Your progress")
 
 
-def course_templates(chapters: Iterable[Path]) -> dict[str, Any]:
+def course_templates(checkout: Checkout, chapters: Iterable[Path]) -> dict[str, Any]:
     """name -> template: one per chapter, the glossary, and the learner edition's own text."""
     out = {p.stem: template(p.stem, iter_units(read_notebook(p), f"notebooks/solutions/{p.name}"))
            for p in chapters}
-    glossary = (COURSE / "glossary.md").read_text(encoding="utf-8")
+    glossary = (checkout.notebooks / "glossary.md").read_text(encoding="utf-8")
     out[GLOSSARY] = template(GLOSSARY, ((m, "notebooks/glossary.md", line)
                                         for m, line in units(glossary)))
     out[EDITIONS] = template(EDITIONS, iter_units({"cells": PROGRESS_CELLS},
@@ -461,10 +460,10 @@ def course_templates(chapters: Iterable[Path]) -> dict[str, Any]:
     return out
 
 
-def extract(pot_dir: Path = POT_DIR) -> dict[str, int]:
-    """Write every template into `pot_dir` (and remove templates of no current source);
-    name -> number of msgids."""
-    templates = course_templates(solution_paths())
+def extract(checkout: Checkout, pot_dir: Path) -> dict[str, int]:
+    """Write every template of the checkout into `pot_dir` (and remove templates of no current
+    source); name -> number of msgids."""
+    templates = course_templates(checkout, solution_paths(checkout))
     for old in pot_dir.glob("*.pot"):
         if old.stem not in templates:
             old.unlink()
@@ -473,36 +472,35 @@ def extract(pot_dir: Path = POT_DIR) -> dict[str, int]:
     return {name: sum(1 for m in cat if m.id) for name, cat in templates.items()}
 
 
-def catalog_path(language: str, name: str, locale_dir: Path = LOCALE_DIR) -> Path:
+def catalog_path(language: str, name: str, locale_dir: Path) -> Path:
     if language not in LOCALES:
         raise LabError(f"no catalogs for language {language!r}; translated editions: "
                        + ", ".join(LOCALES))
     return locale_dir / LOCALES[language] / "LC_MESSAGES" / f"{name}.po"
 
 
-def load(language: str, name: str, locale_dir: Path = LOCALE_DIR) -> Translate:
+def load(language: str, name: str, locale_dir: Path) -> Translate:
     """The translation of `name`'s units; English for all of them when it has no catalog."""
     path = catalog_path(language, name, locale_dir)
     return translator(translations(read_catalog(path)) if path.exists() else {})
 
 
-def edition(language: str) -> Path:
+def edition(checkout: Checkout, language: str) -> Path:
     """Where a translated edition lives: notebooks/<language>/ (its solutions in solutions/)."""
-    catalog_path(language, GLOSSARY)
-    return COURSE / language
+    catalog_path(language, GLOSSARY, checkout.locale)
+    return checkout.edition(language)
 
 
-def chapter(nb: Notebook, name: str, language: str,
-            locale_dir: Path = LOCALE_DIR) -> Notebook:
+def chapter(nb: Notebook, name: str, language: str, locale_dir: Path) -> Notebook:
     """The solution notebook of chapter `name` (e.g. "04_streaming") in `language`."""
     return translated_solution(nb, load(language, name, locale_dir), language)
 
 
-def learner(solution: Notebook, language: str, locale_dir: Path = LOCALE_DIR) -> Notebook:
+def learner(solution: Notebook, language: str, locale_dir: Path) -> Notebook:
     """The learner edition of a translated solution, the cells it adds translated too."""
     return translate_cells(learner_edition(solution), load(language, EDITIONS, locale_dir))
 
 
-def glossary(language: str, locale_dir: Path = LOCALE_DIR) -> str:
-    text = (COURSE / "glossary.md").read_text(encoding="utf-8")
-    return translate_glossary(text, load(language, GLOSSARY, locale_dir))
+def glossary(checkout: Checkout, language: str) -> str:
+    text = (checkout.notebooks / "glossary.md").read_text(encoding="utf-8")
+    return translate_glossary(text, load(language, GLOSSARY, checkout.locale))

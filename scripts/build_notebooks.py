@@ -28,8 +28,8 @@ import nbformat
 from nbclient import NotebookClient
 
 from keel_course import translation
+from keel_course.checkout import Checkout
 from keel_course.editions import (
-    COURSE,
     learner_edition,
     notebook_text,
     problems,
@@ -41,6 +41,7 @@ from keel_lab.course.cells import tags
 from keel_lab.course.notebook import static_outputs
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
+CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 
 
 def execute(path: Path) -> dict[str, Any]:
@@ -77,9 +78,9 @@ def write(nb: dict[str, Any], path: Path) -> None:
 
 def translated(nb: dict[str, Any], path: Path, language: str, editions_only: bool) -> None:
     """Chapter `path` in `language` from its English solution `nb`: solution and learner edition."""
-    folder = translation.edition(language)
+    folder = translation.edition(CHECKOUT, language)
     target = folder / "solutions" / path.name
-    chapter = translation.chapter(nb, path.stem, language)
+    chapter = translation.chapter(nb, path.stem, language, CHECKOUT.locale)
     if editions_only:
         if not target.is_file():
             raise LabError(f"{target} does not exist yet: build it without --editions-only")
@@ -89,13 +90,14 @@ def translated(nb: dict[str, Any], path: Path, language: str, editions_only: boo
         write(chapter, target)
         chapter = execute(target)
     write(chapter, target)
-    write(translation.learner(chapter, language), folder / path.name)
+    write(translation.learner(chapter, language, CHECKOUT.locale), folder / path.name)
 
 
 def glossary(language: str) -> None:
     """The edition's glossary, and the link to it beside the solutions (as in English)."""
-    folder = translation.edition(language)
-    (folder / "glossary.md").write_text(translation.glossary(language), encoding="utf-8")
+    folder = translation.edition(CHECKOUT, language)
+    (folder / "glossary.md").write_text(translation.glossary(CHECKOUT, language),
+                                        encoding="utf-8")
     link = folder / "solutions" / "glossary.md"
     if not link.is_symlink():
         link.symlink_to(Path("..") / "glossary.md")
@@ -111,7 +113,7 @@ def main(argv: list[str]) -> int:
                    help="the languages to build (default: all)")
     args = p.parse_args(argv)
     try:
-        paths = solution_paths(args.names)
+        paths = solution_paths(CHECKOUT, args.names)
     except LabError as exc:
         print(exc, file=sys.stderr)
         return 2
@@ -127,7 +129,7 @@ def main(argv: list[str]) -> int:
             if not args.editions_only:
                 nb = execute(path)
                 write(nb, path)
-            write(learner_edition(nb), COURSE / path.name)
+            write(learner_edition(nb), CHECKOUT.notebooks / path.name)
         try:
             for code in others:
                 translated(nb, path, code, args.editions_only)

@@ -13,13 +13,18 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from keel_course import translation as t
+from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
+
+CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
+POT_DIR = CHECKOUT.build / "gettext"  # the templates, generated
 
 
 def status(language: str, verbose: bool) -> int:
-    folder = t.catalog_path(language, t.GLOSSARY).parent
+    folder = t.catalog_path(language, t.GLOSSARY, CHECKOUT.locale).parent
     paths = sorted(folder.glob("*.po"))
     if not paths:
         raise LabError(f"no catalogs in {folder}: run `make locale` first")
@@ -45,12 +50,12 @@ def main(argv: list[str]) -> int:
     try:
         if args.command == "status":
             return status(args.language, args.verbose)
-        counts = t.extract()
-        print(f"templates in {t.POT_DIR}: "
+        counts = t.extract(CHECKOUT, POT_DIR)
+        print(f"templates in {POT_DIR}: "
               + ", ".join(f"{name} {n}" for name, n in counts.items()))
         if args.command == "update":
             locale = t.LOCALES[args.language]
-            for name, done in t.update(t.POT_DIR, t.LOCALE_DIR, locale).items():
+            for name, done in t.update(POT_DIR, CHECKOUT.locale, locale).items():
                 print(f"locale/{locale}/LC_MESSAGES/{name}.po: {done}")
     except LabError as exc:
         print(exc, file=sys.stderr)

@@ -14,7 +14,7 @@ notebooks/, Chinese notebooks/zh/ once it exists. site/ holds what every edition
 configuration, templates, styles, the index page). The site's own text (the index page, the
 title, the switch's name) is translated at staging, as the notebooks are, from a gettext catalog
 site/locale/<locale>/LC_MESSAGES/site.po (`--update-catalogs` merges changed English into it,
-fuzzy). A Chinese edition serves the CJK font subset the plots use (keel_lab/data/fonts/) from its
+fuzzy). A Chinese edition serves the CJK font subset the plots use (data/fonts/) from its
 own _static/, so its pages read the same on any machine and ask no other host for a font.
 """
 
@@ -36,8 +36,8 @@ import nbformat
 from nbformat.validator import get_validator
 
 from keel_course import translation
+from keel_course.checkout import Checkout
 from keel_course.editions import (
-    COURSE,
     PROGRESS_CELLS,
     Notebook,
     notebook_text,
@@ -49,8 +49,8 @@ from keel_lab.core.errors import LabError
 from keel_lab.course import fonts
 from keel_lab.course.cells import source, tags
 
-ROOT = COURSE.parent
-SITE = ROOT / "site"
+CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
+SITE = CHECKOUT.root / "site"
 MARKER = "site.json"  # marks a folder as a built site, so a rebuild may replace it
 SNAPSHOT = 'class="keel-snapshot"'  # what keel_lab.course.notebook.Explorer saves
 GENERATED = ("genindex", "search")  # pages Sphinx writes in every edition
@@ -71,7 +71,7 @@ class Edition:
     html_lang: str
     sphinx_language: str  # also the locale of its site catalog
     notebooks: Path
-    font: bool = False  # serve the CJK font subset (keel_lab/data/fonts/) as a web font
+    font: bool = False  # serve the CJK font subset (data/fonts/) as a web font
 
     def catalog(self) -> Path:
         return SITE / "locale" / self.sphinx_language / "LC_MESSAGES" / f"{CATALOG}.po"
@@ -94,8 +94,8 @@ class Edition:
 
 
 EDITIONS = (
-    Edition("en", "English", "en", "en", COURSE),
-    Edition("zh", "中文", "zh-CN", "zh_CN", COURSE / "zh", font=True),
+    Edition("en", "English", "en", "en", CHECKOUT.notebooks),
+    Edition("zh", "中文", "zh-CN", "zh_CN", CHECKOUT.edition("zh"), font=True),
 )
 
 
@@ -176,7 +176,7 @@ def stage(edition: Edition, editions: tuple[Edition, ...], where: Path) -> Path:
 
 
 def check_no_solutions(where: Path) -> None:
-    leaks = find_leaks(where, solution_lines(solution_paths()))
+    leaks = find_leaks(where, solution_lines(solution_paths(CHECKOUT)))
     if leaks:
         raise LabError(f"the site would give away a solution: {leaks[0]}")
 
@@ -265,7 +265,7 @@ def update_catalogs(editions: tuple[Edition, ...] = EDITIONS) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--out", type=Path, default=ROOT / "build" / "site",
+    p.add_argument("--out", type=Path, default=CHECKOUT.build / "site",
                    help="the folder to write (default: build/site)")
     p.add_argument("--update-catalogs", action="store_true",
                    help="merge the site's English text into its catalogs instead of building")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
 from keel_course.classroom.hub import banner, find_proxy, prepare, run_hub
 from keel_course.classroom.roster import read_roster
@@ -16,16 +17,18 @@ def _port(text: str) -> int:
     return int(text)
 
 
+START = ("Start JupyterHub on 127.0.0.1 for the students of ROSTER (one login name a line), "
+         "keeping the class in DIR. The class password is KEEL_LAB_CLASS_PASSWORD, or a "
+         "generated one kept in DIR/classroom.json.")
+
+
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c = sub.add_parser("classroom", help="a class on one machine: JupyterHub, collect, grade",
                        description="Run a class on this machine's JupyterHub (127.0.0.1 only) "
                                    "and grade it. docs/classroom.md explains both commands.")
     actions = c.add_subparsers(dest="action", required=True)
     s = actions.add_parser("start", help="start the hub for a roster (runs until Ctrl-C)",
-                           description="Start JupyterHub on 127.0.0.1 for the students of "
-                                       "ROSTER (one login name a line), keeping the class in "
-                                       "DIR. The class password is KEEL_LAB_CLASS_PASSWORD, or "
-                                       "a generated one kept in DIR/classroom.json.")
+                           description=START)
     s.add_argument("roster", type=Path)
     s.add_argument("dir", type=Path)
     s.add_argument("--port", type=_port, default=8000, help="the students' port (default 8000)")
@@ -45,10 +48,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
 
 def run(args: argparse.Namespace) -> int:
     if args.action == "start":
-        room = prepare(read_roster(args.roster), args.dir, args.port, args.language,
-                       find_proxy(args.proxy))
+        checkout = Checkout.at(args.checkout)
+        room = prepare(checkout, read_roster(args.roster), args.dir, args.port, args.language,
+                       find_proxy(checkout, args.proxy))
         print(banner(room))
-        run_hub(room)
+        run_hub(checkout, room)
     folder = collect(args.dir / "students", args.dir / "collected", args.chapter)
     print(f"collected: {folder}")
     code = grade(folder, args.timeout, args.jobs)

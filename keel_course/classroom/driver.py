@@ -22,6 +22,7 @@ from typing import Any
 
 import requests
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.settings import Classroom, port_is_free
 
 Json = Any  # what the REST API answers
@@ -221,14 +222,16 @@ class RunningClass:
 
 
 @contextmanager
-def running_class(roster: Path, class_dir: Path, port: int, proxy: str, log: Path,
-                  timeout: float = 60) -> Iterator[RunningClass]:
-    """Start a class with the real command; stop it on leaving, whatever happened."""
+def running_class(checkout: Checkout, roster: Path, class_dir: Path, port: int, proxy: str,
+                  log: Path, timeout: float = 60) -> Iterator[RunningClass]:
+    """Start a class of `checkout` with the real command; stop it on leaving, whatever
+    happened."""
     env = os.environ | {"PYTHONUNBUFFERED": "1"}
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "keel_course.cli", "classroom", "start", str(roster),
-             str(class_dir), "--port", str(port), "--proxy", proxy],
+            [sys.executable, "-m", "keel_course.cli", "--checkout", str(checkout.root),
+             "classroom", "start", str(roster), str(class_dir), "--port", str(port),
+             "--proxy", proxy],
             stdout=out, stderr=subprocess.STDOUT, env=env)
     running: RunningClass | None = None
     try:

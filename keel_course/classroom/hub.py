@@ -9,40 +9,49 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.settings import Classroom
-from keel_course.handout import REPOSITORY, build_handout
+from keel_course.handout import build_handout
 from keel_lab.core.errors import LabError
 
-CONFIG = REPOSITORY / "classroom" / "jupyterhub_config.py"
 SETTINGS_ENV = "KEEL_LAB_CLASSROOM"  # tells the config file which class folder to read
-# Where `make classroom` installs the proxy with npm (no global install).
-LOCAL_PROXY = REPOSITORY / "build" / "classroom" / "node" / "node_modules" / ".bin" / \
-    "configurable-http-proxy"
 
 
-def find_proxy(given: Path | None = None) -> str:
+def hub_config(checkout: Checkout) -> Path:
+    """The hub's configuration file, which reads the class's settings."""
+    return checkout.classroom / "jupyterhub_config.py"
+
+
+def local_proxy(checkout: Checkout) -> Path:
+    """Where `make classroom` installs the proxy with npm (no global install)."""
+    return checkout.build / "classroom" / "node" / "node_modules" / ".bin" / \
+        "configurable-http-proxy"
+
+
+def find_proxy(checkout: Checkout, given: Path | None = None) -> str:
     """The configurable-http-proxy to run: the one given, the Makefile's, or one on PATH."""
-    candidates = [given] if given else [LOCAL_PROXY, shutil.which("configurable-http-proxy")]
+    local = local_proxy(checkout)
+    candidates = [given] if given else [local, shutil.which("configurable-http-proxy")]
     for candidate in candidates:
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return str(Path(candidate).resolve())
-    where = given or LOCAL_PROXY
+    where = given or local
     raise LabError(f"configurable-http-proxy not found at {where}: `make classroom` installs it "
                    "with npm, or pass --proxy")
 
 
-def prepare(roster: tuple[str, ...], class_dir: Path, port: int, language: str,
-            proxy: str) -> Classroom:
+def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: int,
+            language: str, proxy: str) -> Classroom:
     """Write the class's settings and its handout (built anew: a student who starts from now on
     gets the course as it is; one who has started keeps their copy)."""
-    if not CONFIG.is_file():
-        raise LabError(f"{CONFIG} is missing: run keel-course classroom from a checkout of the "
-                       "repository")
+    config = hub_config(checkout)
+    if not config.is_file():
+        raise LabError(f"{config} is missing: give a complete checkout of the repository")
     if importlib.util.find_spec("jupyterhub") is None:
         raise LabError("JupyterHub is not installed: pip install 'keel-lab[classroom]' (make "
                        "install has it)")
     room = Classroom.create(class_dir, roster, port, proxy, language)
-    build_handout(room.handout, language)
+    build_handout(checkout, room.handout, language)
     room.save()
     return room
 
@@ -60,10 +69,10 @@ def banner(room: Classroom) -> str:
     ])
 
 
-def run_hub(room: Classroom) -> NoReturn:
+def run_hub(checkout: Checkout, room: Classroom) -> NoReturn:
     """Replace this process by the hub (so Ctrl-C and a signal reach it directly)."""
     os.environ[SETTINGS_ENV] = str(room.class_dir)
     os.chdir(room.class_dir)  # the hub keeps its proxy's pid file in its working folder
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execv(room.python, [room.python, "-m", "jupyterhub", "-f", str(CONFIG)])
+    os.execv(room.python, [room.python, "-m", "jupyterhub", "-f", str(hub_config(checkout))])

@@ -3,8 +3,8 @@ limit, and reading back what it reported.
 
 The child (`keel_course.grading.child`) starts as `python -I` (no environment variables
 steering Python, no user site-packages, not the current folder on the path) in a new session,
-importing a copy of the package alone (`package()`: no notebooks, no solutions, no guide beside
-it). Run as root, the grader starts it as the unprivileged user `nobody`, so it can neither
+importing a copy of the packages alone (`package()`: no notebooks, no solutions, no guide beside
+them). Run as root, the grader starts it as the unprivileged user `nobody`, so it can neither
 signal the grader nor write the grader's files. Reading stops when the child says it is done or
 ends (a process it forked cannot hold the submission), then its whole process group is killed,
 and so is every process it detached into a session of its own (the grader is their subreaper,
@@ -41,6 +41,9 @@ from typing import IO
 import keel_course
 import keel_lab
 from keel_course.grading.plan import Plan
+from keel_lab.core.errors import LabError
+from keel_lab.core.strict_json import read_json
+from keel_lab.course import data
 
 # The child imports the copies of the grader's own keel_lab and keel_course that `package()`
 # made, before anything else on its path (an editable install would otherwise show it the whole
@@ -74,13 +77,15 @@ class Outcome:
 @cache
 def package() -> str:
     """A folder holding copies of the two packages alone (compiled, readable by every user), made
-    once per grading run and removed at exit: the child's code finds no solution beside it."""
+    once per grading run and removed at exit: the child's code finds no solution beside it.
+    keel_lab's data goes to keel_lab/data/, where a wheel has it: an editable install reads it
+    from the checkout's data/, which the child's path does not show."""
     _sweep()
     root = tempfile.mkdtemp(prefix=f"{_PREFIX}package-")
     atexit.register(shutil.rmtree, root, ignore_errors=True)
     os.chmod(root, 0o755)
-    for package in _PACKAGES:
-        shutil.copytree(package, Path(root) / package.name,
+    for source, target in [*((p, p.name) for p in _PACKAGES), (data.root(), "keel_lab/data")]:
+        shutil.copytree(source, Path(root) / target, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     compileall.compile_dir(root, quiet=2, workers=1)
     for folder, dirs, files in os.walk(root):
@@ -264,8 +269,8 @@ def _outcome(data: bytes) -> Outcome:
     checking = None
     for line in data.decode("utf-8", "replace").splitlines():
         try:
-            message = json.loads(line)
-        except ValueError:
+            message = read_json(line, "line")
+        except LabError:
             out.errors.append("the grading process sent a line that is not JSON")
             continue
         if not isinstance(message, dict):

@@ -1,7 +1,7 @@
 """A submitted notebook, read as untrusted input.
 
-The file is read in bounded chunks, parsed as strict JSON (the lab's reading of recorded
-streams), and only the fields the grader uses are read, each with the type it must have: the
+The file is read in bounded chunks, parsed as strict JSON (the lab's one reader of untrusted
+JSON), and only the fields the grader uses are read, each with the type it must have: the
 cells, their type, source and tags. Anything else is one `LabError` line naming the cell and the
 field; saved outputs are never read, so a printed `PASSED` counts for nothing.
 """
@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.core.strict_json import read_json
 from keel_lab.providers.fields import Fields, json_type
-from keel_lab.providers.streams.records import MAX_BYTES, decode, load_json
+from keel_lab.providers.streams.records import MAX_BYTES, decode
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
           (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))
@@ -41,7 +42,7 @@ class Submission:
 def read_submission(path: str | Path) -> Submission:
     """The cells of a notebook file, or a `LabError` saying why it is not one."""
     where = str(path)
-    value = load_json(decode(read_notebook_bytes(path), where), where)
+    value = read_json(decode(read_notebook_bytes(path), where), where)
     if isinstance(value, dict) and "worksheets" in value and "cells" not in value:
         raise LabError(f"{where}: an nbformat 3 notebook (cells in 'worksheets'); the grader "
                        "reads nbformat 4: convert it with `jupyter nbconvert --to notebook "

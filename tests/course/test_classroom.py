@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from json_fields import paths, reshape
 from traitlets.config import Config
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
 from keel_course.classroom.driver import Kernel
-from keel_course.classroom.hub import CONFIG, SETTINGS_ENV, banner, find_proxy, prepare
+from keel_course.classroom.hub import SETTINGS_ENV, banner, find_proxy, hub_config, prepare
 from keel_course.classroom.materials import MARKER, give_handout
 from keel_course.classroom.roster import MAX_STUDENTS, NAME, parse_roster, read_roster
 from keel_course.classroom.settings import (
@@ -35,6 +36,10 @@ from keel_course.classroom.settings import (
 from keel_course.cli import main
 from keel_course.handout import MANIFEST
 from keel_lab.core.errors import LabError
+
+ROOT = Path(__file__).resolve().parents[2]
+CHECKOUT = Checkout.at(ROOT)
+AT = ["--checkout", str(ROOT)]  # the checkout a class is started from
 
 
 def test_roster_names_in_order_without_comments():
@@ -175,7 +180,7 @@ def _config(room: Classroom, monkeypatch) -> Config:
     room.save()
     monkeypatch.setenv(SETTINGS_ENV, str(room.class_dir))
     config = Config()
-    runpy.run_path(str(CONFIG), {"get_config": lambda: config})
+    runpy.run_path(str(hub_config(CHECKOUT)), {"get_config": lambda: config})
     return config
 
 
@@ -226,7 +231,8 @@ def test_the_handout_is_copied_once_never_over_a_students_work(tmp_path):
 
 
 def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
-    room = prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en", "/bin/true")
+    room = prepare(CHECKOUT, ("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en",
+                   "/bin/true")
     assert Classroom.load(tmp_path / "class") == room
     assert json.loads((room.handout / MANIFEST).read_text())["language"] == "en"
     assert (room.handout / "notebooks" / "03_batching.ipynb").is_file()
@@ -235,7 +241,8 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     assert room.url in text and room.password in text
     assert f"keel-course classroom collect {room.class_dir}" in text
     with pytest.raises(LabError, match="no handout in language 'xx'"):
-        prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "xx", "/bin/true")
+        prepare(CHECKOUT, ("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "xx",
+                "/bin/true")
 
 
 def test_no_jupyterhub_is_one_line(tmp_path, monkeypatch):
@@ -245,18 +252,19 @@ def test_no_jupyterhub_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "jupyterhub" else real(name, *a))
     with pytest.raises(LabError, match=r"not installed: pip install 'keel-lab\[classroom\]'"):
-        prepare(("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en", "/bin/true")
+        prepare(CHECKOUT, ("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en",
+                "/bin/true")
 
 
 def test_the_proxy_must_be_executable(tmp_path):
     plain = tmp_path / "configurable-http-proxy"
     plain.write_text("#!/bin/sh\n")
     with pytest.raises(LabError, match=r"configurable-http-proxy not found at .*make classroom"):
-        find_proxy(plain)
+        find_proxy(CHECKOUT, plain)
     plain.chmod(0o755)
-    assert find_proxy(plain) == str(plain.resolve())
+    assert find_proxy(CHECKOUT, plain) == str(plain.resolve())
     with pytest.raises(LabError, match="configurable-http-proxy not found"):
-        find_proxy(tmp_path)  # a folder is searchable, not executable
+        find_proxy(CHECKOUT, tmp_path)  # a folder is searchable, not executable
 
 
 def _class(tmp_path: Path) -> Path:
@@ -333,7 +341,7 @@ def test_grade_runs_keel_lab_grade_with_the_gradebook_beside_the_notebooks(tmp_p
 ])
 def test_commands_say_what_is_wrong_in_one_line(tmp_path, capsys, argv, message):
     (tmp_path / "students").mkdir(exist_ok=True)
-    assert main(["classroom", *(a.format(tmp=tmp_path) for a in argv)]) == 2
+    assert main([*AT, "classroom", *(a.format(tmp=tmp_path) for a in argv)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("keel-course: error: ") and message in err and err.count("\n") == 1
 
@@ -392,7 +400,7 @@ def test_the_kubernetes_files_agree_with_the_local_class(tmp_path, monkeypatch):
     import yaml
 
     local = _config(_room(tmp_path), monkeypatch)
-    classroom = CONFIG.parent
+    classroom = CHECKOUT.classroom
     values = yaml.safe_load((classroom / "z2jh-values.yaml").read_text())
     hub = Config(values["hub"]["config"])
     assert hub.JupyterHub.authenticator_class == local.JupyterHub.authenticator_class

@@ -18,11 +18,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
 from keel_course.classroom.driver import Student, login, running_class
-from keel_course.classroom.hub import LOCAL_PROXY, find_proxy
+from keel_course.classroom.hub import find_proxy, local_proxy
 from keel_course.classroom.settings import LOOPBACK, free_ports
-from keel_course.handout import REPOSITORY
+
+CHECKOUT = Checkout.at(Path(__file__).resolve().parents[2])
 
 BUDGET = 120  # seconds, on 2 cores: the issue's bound for this test
 CHAPTER = "03_batching.ipynb"
@@ -45,16 +47,17 @@ def _exercise(path: Path) -> str:
     return _text(_cells(json.loads(path.read_text()), "exercise")[0])
 
 
-SOLVED = _exercise(REPOSITORY / "notebooks" / "solutions" / CHAPTER)
+SOLVED = _exercise(CHECKOUT.solutions / CHAPTER)
 ANSWERS = {"ada": SOLVED, "grace": WRONG, "alan": None}  # None: the student changes nothing
 
 
 def _proxy() -> str:
     """The Makefile's install step, when the proxy is not installed yet."""
-    if not LOCAL_PROXY.exists():
-        subprocess.run(["make", "-s", str(LOCAL_PROXY.relative_to(REPOSITORY))],
-                       cwd=REPOSITORY, check=True, timeout=300)
-    return find_proxy()
+    proxy = local_proxy(CHECKOUT)
+    if not proxy.exists():
+        subprocess.run(["make", "-s", str(proxy.relative_to(CHECKOUT.root))],
+                       cwd=CHECKOUT.root, check=True, timeout=300)
+    return find_proxy(CHECKOUT)
 
 
 def _work(student: Student, path: str, answer: str | None) -> list[dict[str, Any]]:
@@ -80,7 +83,8 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
     roster.write_text("dana  # on the roster, logs in with the class password\n")
     class_dir = tmp_path / "class"
     (port,) = free_ports(1, avoid=0)
-    with running_class(roster, class_dir, port, _proxy(), tmp_path / "hub.log") as hub:
+    with running_class(CHECKOUT, roster, class_dir, port, _proxy(),
+                       tmp_path / "hub.log") as hub:
         room = hub.room
         assert login(room.url, "dana", room.password)
         assert not login(room.url, "dana", room.password + "x")

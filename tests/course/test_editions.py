@@ -1,15 +1,18 @@
-"""The editions module's own parts: the progress cells, finding the sources, saving, and
-`build_notebooks.py --editions-only` (the learner edition without executing anything)."""
+"""The editions module's own parts: the progress cells, finding the sources in a checkout,
+saving, and `build_notebooks.py --editions-only` (the learner edition without executing
+anything)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import pytest
 
-from keel_course import editions
+from keel_course.checkout import Checkout
+from keel_course.cli import main
 from keel_course.editions import (
     PROGRESS_CELLS,
     exercises,
@@ -22,6 +25,7 @@ from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source
 
 ROOT = Path(__file__).resolve().parents[2]
+CHECKOUT = Checkout.at(ROOT)
 SCRIPT = ROOT / "scripts" / "build_notebooks.py"
 
 
@@ -32,7 +36,7 @@ def _script():
     return module
 
 
-@pytest.mark.parametrize("path", solution_paths(), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", solution_paths(CHECKOUT), ids=lambda p: p.stem)
 def test_a_chapter_with_exercises_ends_with_your_progress(path):
     solution = read_notebook(path)
     learner = learner_edition(solution)
@@ -54,35 +58,63 @@ def test_the_progress_cell_shows_the_progress_and_is_not_compared():
 
 
 def test_solution_paths_in_course_order_and_by_name():
-    assert [p.stem[:2] for p in solution_paths()] == [f"0{n}" for n in range(1, 9)]
-    assert [p.stem for p in solution_paths(["05", "history"])] == [
+    assert [p.stem[:2] for p in solution_paths(CHECKOUT)] == [f"0{n}" for n in range(1, 9)]
+    assert [p.stem for p in solution_paths(CHECKOUT, ["05", "history"])] == [
         "01_history", "05_partial_success"]
 
 
-def test_an_unknown_chapter_or_a_missing_checkout_is_a_lab_error(tmp_path, monkeypatch):
+def test_an_unknown_chapter_or_an_empty_checkout_is_a_lab_error(tmp_path):
     with pytest.raises(LabError, match="no chapter matches 'zz'; chapters: 01_history"):
-        solution_paths(["zz"])
-    monkeypatch.setattr(editions, "SOLUTIONS", tmp_path)
-    with pytest.raises(LabError, match="from a checkout"):
-        solution_paths()
+        solution_paths(CHECKOUT, ["zz"])
+    (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
+    with pytest.raises(LabError, match=r"no solution notebooks in .*solutions: give a checkout"):
+        solution_paths(Checkout.at(tmp_path))
+
+
+def test_the_checkout_is_where_the_course_is():
+    assert CHECKOUT.root == ROOT
+    assert (CHECKOUT.solutions, CHECKOUT.edition("zh"), CHECKOUT.locale) == (
+        ROOT / "notebooks" / "solutions", ROOT / "notebooks" / "zh", ROOT / "locale")
+    assert Checkout.at(ROOT / "notebooks" / "..") == CHECKOUT  # resolved
+
+
+@pytest.mark.parametrize("where", ["", "notebooks", "missing"])
+def test_a_folder_that_is_no_checkout_is_one_line_naming_it(tmp_path, monkeypatch, capsys,
+                                                             where):
+    monkeypatch.chdir(tmp_path)  # the default checkout, the current folder, is none either
+    (tmp_path / "notebooks").mkdir()
+    given = tmp_path / where
+    with pytest.raises(LabError, match=rf"^{given} is not a keel-lab checkout \(no "
+                                       r"notebooks/solutions/\)$"):
+        Checkout.at(given)
+    for argv in (["--checkout", str(given), "handout", "out"], ["handout", "out"],
+                 ["--checkout", str(given), "nbgrader", "course"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.endswith("is not a keel-lab checkout (no "
+                                                     "notebooks/solutions/)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notebooks"]  # nothing written
 
 
 def test_notebook_text_is_how_the_course_saves_notebooks():
-    path = solution_paths(["05"])[0]
+    path = solution_paths(CHECKOUT, ["05"])[0]
     assert notebook_text(read_notebook(path)) == path.read_text(encoding="utf-8")
 
 
 def test_editions_only_writes_the_learner_edition_without_executing(tmp_path, monkeypatch,
                                                                      capsys):
+    names = ("05_partial_success.ipynb", "08_production.ipynb")
+    (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
+    for name in names:
+        shutil.copy(CHECKOUT.solutions / name, tmp_path / "notebooks" / "solutions")
     script = _script()
-    monkeypatch.setattr(script, "COURSE", tmp_path)
+    monkeypatch.setattr(script, "CHECKOUT", Checkout.at(tmp_path))
     monkeypatch.setattr(script, "execute", lambda path: pytest.fail("executed " + path.name))
-    assert script.main(["--editions-only", "05", "08"]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "05_partial_success.ipynb", "08_production.ipynb"]
-    for name in ("05_partial_success.ipynb", "08_production.ipynb"):
-        expected = learner_edition(read_notebook(ROOT / "notebooks" / "solutions" / name))
-        assert json.loads((tmp_path / name).read_text()) == expected
+    assert script.main(["--editions-only", "--language", "en"]) == 0
+    assert sorted(p.name for p in (tmp_path / "notebooks").iterdir()) == [*names, "solutions"]
+    for name in names:
+        expected = learner_edition(read_notebook(CHECKOUT.solutions / name))
+        assert json.loads((tmp_path / "notebooks" / name).read_text()) == expected
     assert "learner edition written" in capsys.readouterr().out
 
 

@@ -35,7 +35,7 @@ def test_json_and_csv_for_a_folder(folder, capsys, tmp_path):
     alice, bob = out["submissions"]
     assert (alice["chapter"], alice["points"], alice["max_points"], alice["error"]) == (
         "05_partial_success", 2, 2, None)
-    assert bob["chapter"] is None and bob["exercises"] == [] and "not JSON" in bob["error"]
+    assert bob["chapter"] is None and bob["exercises"] == [] and "not valid JSON" in bob["error"]
     assert out["exercises"] == {"run_status": {"submissions": 1, "passed": 1}}
     with (tmp_path / "g.csv").open(newline="") as f:
         rows = list(csv.reader(f))

@@ -247,7 +247,7 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                             0, 2, {"make_batches": "check cell of make_batches was edited"},
                             ["check cell of make_batches was edited"]),
     "broken_not_a_notebook": ('{"hello": "world"}', 0, 0, {}, ["not a notebook"]),
-    "broken_invalid_json": (json.dumps(solved("03_batching"))[:5000], 0, 0, {}, ["not JSON"]),
+    "broken_invalid_json": (json.dumps(solved("03_batching"))[:5000], 0, 0, {}, ["not valid JSON"]),
     "broken_deleted_function": (_solved_with(""), 0, 2,
                                 {"make_batches": "no function make_batches"},
                                 ["no function make_batches in the notebook"]),

@@ -41,9 +41,10 @@ def test_a_flood_on_the_grader_channel_is_cut_off():
 def test_the_childs_lines_are_read_defensively():
     out = _outcome(b'{"at": "checking run_status"}\nnot json\n[1]\n{"exercise": 1}\n'
                    b'{"exercise": "run_status", "passed": "yes"}\n{"error": "cell 2 raised X"}\n'
-                   b'{"exercise": "run_status", "passed": false, "hint": 3}\n')
+                   b'{"exercise": "run_status", "passed": false, "hint": 3}\n' + b"[" * 10**5)
     assert out.at == "checking run_status" and out.stopped == ""
-    assert out.errors == ["the grading process sent a line that is not JSON", "cell 2 raised X"]
+    assert out.errors == ["the grading process sent a line that is not JSON", "cell 2 raised X",
+                          "the grading process sent a line that is not JSON"]
     assert out.verdicts == {"run_status": (False, None)}
     assert _outcome(b'{"done": true}\n').stopped is None
 
@@ -84,8 +85,18 @@ def test_a_verdict_changed_after_a_failed_check_gets_nothing():
     assert out.errors[0].startswith("checking run_status: a check of this exercise failed")
 
 
-def test_the_child_sees_the_package_alone():
+def test_the_child_sees_the_packages_alone_with_the_data():
     root = Path(package())
-    assert [p.name for p in root.iterdir()] == ["keel_lab"]
-    assert (root / "keel_lab" / "course" / "grading" / "child.py").is_file()
+    assert sorted(p.name for p in root.iterdir()) == ["keel_course", "keel_lab"]
+    assert (root / "keel_course" / "grading" / "child.py").is_file()
+    assert (root / "keel_lab" / "data" / "incidents.json").is_file()
     assert not list(root.rglob("*.ipynb"))
+
+
+def test_the_child_reads_the_data_from_its_copy():
+    """Under an editable install too, whose keel_lab.data is the checkout's data/."""
+    out = run(_plan("from pathlib import Path\nfrom keel_lab.course import data, fonts\n"
+                    "assert data.root() == Path(data.__file__).parents[1] / 'data'\n"
+                    "assert len(data.incidents()) > 10 and fonts.font_path()\n"
+                    "def run_status(codes):\n    return 'failed'"), timeout=60)
+    assert out.stopped is None and out.errors == []

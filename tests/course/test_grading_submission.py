@@ -24,7 +24,7 @@ def test_a_learner_edition_reads_cell_by_cell(tmp_path):
 
 
 @pytest.mark.parametrize(("content", "message"), [
-    (b"hello", "not JSON"),
+    (b"hello", "not valid JSON"),
     (b"\x89PNG\r\n\x1a\n\x00\x00", "binary data"),
     (b"\xff\xfe{}", "not UTF-8 text"),
     (b'{"hello": 1}', "not a notebook (a Jupyter notebook is a JSON object with 'cells'; this "
@@ -39,7 +39,7 @@ def test_a_learner_edition_reads_cell_by_cell(tmp_path):
      "cells[0].metadata.tags must be a list of strings, got a string"),
     (b'{"cells": [{"cell_type": "code", "metadata": []}]}',
      "field 'cells[0].metadata' must be an object, got a list"),
-    (b'{"cells": [], "cells": []}', "duplicate key 'cells'"),
+    (b'{"cells": [], "cells": []}', "the key 'cells' appears twice"),
     (b'{"nbformat": 3, "cells": []}', "nbformat 3 is not supported"),
     (b'{"nbformat": "4", "cells": []}', "field 'nbformat' must be a whole number"),
 ])

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
 from pathlib import Path
 
@@ -16,6 +18,7 @@ from hypothesis import strategies as st
 from json_fields import damage
 
 from keel_course import handout, translation
+from keel_course.checkout import Checkout
 from keel_course.cli import main
 from keel_course.editions import (
     PROGRESS_CELLS,
@@ -42,13 +45,15 @@ from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 
 ROOT = Path(__file__).resolve().parents[2]
-SOLUTIONS = solution_paths()
+CHECKOUT = Checkout.at(ROOT)
+AT = ["--checkout", str(ROOT)]  # the checkout the handout is made from
+SOLUTIONS = solution_paths(CHECKOUT)
 LINES = solution_lines(SOLUTIONS)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, Path]:
-    folder = build_handout(tmp_path_factory.mktemp("class") / "handout")
+    folder = build_handout(CHECKOUT, tmp_path_factory.mktemp("class") / "handout")
     return folder, zip_handout(folder)
 
 
@@ -134,7 +139,7 @@ def test_a_zip_inside_the_handout_is_opened(tmp_path):
 def test_a_build_that_would_leak_is_refused_and_removed(tmp_path, monkeypatch):
     monkeypatch.setattr(handout, "learner_edition", lambda nb: nb)  # stubbing forgotten
     with pytest.raises(LabError, match="would give away a solution: notebooks/01_history"):
-        build_handout(tmp_path / "handout")
+        build_handout(CHECKOUT, tmp_path / "handout")
     assert not (tmp_path / "handout").exists()
 
 
@@ -142,9 +147,9 @@ def test_contents_learner_edition_package_requirements_readme(built):
     folder, _ = built
     files = json.loads((folder / MANIFEST).read_text())["files"]
     assert {f.split("/")[0] for f in files} == {
-        "README.md", "keel_lab", "notebooks", "pyproject.toml", "requirements.txt"}
+        "README.md", "data", "keel_lab", "notebooks", "pyproject.toml", "requirements.txt"}
     assert not [f for f in files if "solutions" in f or f.startswith("docs/") or ".pyc" in f]
-    assert "keel_lab/data/incidents.json" in files and "keel_lab/course/progress.py" in files
+    assert "data/incidents.json" in files and "keel_lab/course/progress.py" in files
     for path in SOLUTIONS:
         learner = read_notebook(folder / "notebooks" / path.name)
         assert learner == learner_edition(read_notebook(path))
@@ -171,7 +176,7 @@ def test_readme_checks_answers_as_make_check_does():
 
 @pytest.fixture(scope="module")
 def built_zh(tmp_path_factory) -> tuple[Path, Path]:
-    folder = build_handout(tmp_path_factory.mktemp("class-zh") / "handout", "zh")
+    folder = build_handout(CHECKOUT, tmp_path_factory.mktemp("class-zh") / "handout", "zh")
     return folder, zip_handout(folder)
 
 
@@ -183,7 +188,8 @@ def test_the_chinese_handout_is_the_chinese_learner_edition(built_zh):
     zh = ROOT / "notebooks" / "zh"
     for path in SOLUTIONS:
         learner = read_notebook(folder / "notebooks" / path.name)
-        assert learner == translation.learner(read_notebook(zh / "solutions" / path.name), "zh")
+        assert learner == translation.learner(read_notebook(zh / "solutions" / path.name), "zh",
+                                              CHECKOUT.locale)
         first = next(c for c in learner["cells"] if c["cell_type"] == "code")
         assert source(first).endswith('set_language("zh")')  # checks answer in Chinese
     assert (folder / "notebooks" / "glossary.md").read_text(encoding="utf-8") == (
@@ -198,19 +204,19 @@ def test_the_chinese_handout_is_the_chinese_learner_edition(built_zh):
 
 
 def test_a_chinese_build_that_would_leak_is_refused_and_removed(tmp_path, monkeypatch):
-    monkeypatch.setattr(handout, "learner", lambda nb, language: nb)  # stubbing forgotten
+    monkeypatch.setattr(handout, "learner", lambda nb, language, checkout: nb)  # unstubbed
     with pytest.raises(LabError, match="would give away a solution: notebooks/01_history"):
-        build_handout(tmp_path / "handout", "zh")
+        build_handout(CHECKOUT, tmp_path / "handout", "zh")
     assert not (tmp_path / "handout").exists()
 
 
 def test_a_chinese_edition_not_built_yet_is_a_lab_error(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(translation, "edition", lambda language: tmp_path / language)
+    monkeypatch.setattr(translation, "edition", lambda checkout, language: tmp_path / language)
     with pytest.raises(LabError, match=r"zh/solutions/01_history.ipynb is missing: build the zh "
                                        r"edition with `make notebooks` first"):
-        build_handout(tmp_path / "handout", "zh")
+        build_handout(CHECKOUT, tmp_path / "handout", "zh")
     assert not (tmp_path / "handout").exists()
-    assert main(["handout", str(tmp_path / "handout"), "--language", "zh"]) == 2
+    assert main([*AT, "handout", str(tmp_path / "handout"), "--language", "zh"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
 
@@ -233,7 +239,7 @@ def test_a_damaged_chinese_solution_is_a_lab_error_never_a_traceback(tmp_path_fa
     file = tmp_path_factory.mktemp("zh") / "01_x.ipynb"
     file.write_text(json.dumps(nb), encoding="utf-8")
     try:
-        text = learner_text(file, "zh")
+        text = learner_text(file, "zh", CHECKOUT)
     except LabError as exc:
         assert str(exc).startswith(f"{file} is not a notebook") and "\n" not in str(exc)
     else:  # a shape the edition still reads: a notebook comes out
@@ -242,44 +248,44 @@ def test_a_damaged_chinese_solution_is_a_lab_error_never_a_traceback(tmp_path_fa
 
 def test_cli_writes_the_chinese_handout(tmp_path, capsys):
     out = tmp_path / "handout"
-    assert main(["handout", str(out), "--language", "zh"]) == 0
+    assert main([*AT, "handout", str(out), "--language", "zh"]) == 0
     assert capsys.readouterr().out.splitlines() == [f"handout: {out}"]
     assert json.loads((out / MANIFEST).read_text())["language"] == "zh"
 
 
 def test_a_rebuild_replaces_a_handout_and_nothing_else(tmp_path):
-    out = build_handout(tmp_path / "handout")
+    out = build_handout(CHECKOUT, tmp_path / "handout")
     manifest = json.loads((out / MANIFEST).read_text())
     (out / "stale.txt").write_text("from an older handout")  # listed: an older handout's file
     (out / MANIFEST).write_text(json.dumps({**manifest, "files": [*manifest["files"],
                                                                   "stale.txt"]}))
-    assert build_handout(out) == out and not (out / "stale.txt").exists()
+    assert build_handout(CHECKOUT, out) == out and not (out / "stale.txt").exists()
     assert json.loads((out / MANIFEST).read_text()) == manifest
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "thesis.md").write_text("precious")
     with pytest.raises(LabError, match="exists and is not a handout"):
-        build_handout(tmp_path / "mine")
+        build_handout(CHECKOUT, tmp_path / "mine")
     assert (tmp_path / "mine" / "thesis.md").read_text() == "precious"
 
 
 @pytest.mark.parametrize("language", ["fr", "", "EN", "zh_CN", "en\x1b[2J"])
 def test_an_unknown_language_is_a_lab_error(tmp_path, language):
     with pytest.raises(LabError, match="no handout in language"):
-        build_handout(tmp_path / "h", language)
+        build_handout(CHECKOUT, tmp_path / "h", language)
     assert not (tmp_path / "h").exists()
 
 
 def test_an_unwritable_folder_is_a_lab_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
     with pytest.raises(LabError, match="exists and is not a handout"):
-        build_handout(tmp_path / "file")
+        build_handout(CHECKOUT, tmp_path / "file")
     with pytest.raises(LabError, match="cannot write the handout to"):
-        build_handout(tmp_path / "file" / "handout")
+        build_handout(CHECKOUT, tmp_path / "file" / "handout")
 
 
 def test_a_folder_inside_the_sources_is_refused():
     with pytest.raises(LabError, match="inside"):
-        build_handout(ROOT / "keel_lab" / "handout")
+        build_handout(CHECKOUT, ROOT / "keel_lab" / "handout")
     assert not (ROOT / "keel_lab" / "handout").exists()
 
 
@@ -290,22 +296,46 @@ def test_the_zip_is_the_same_bytes_each_time(built, tmp_path):
     assert all(n.startswith("handout/") for n in zipfile.ZipFile(archive).namelist())
 
 
-def test_the_handout_installs_offline_with_its_data(built, tmp_path):
-    """`pip install .` in the handout: built here as a wheel with the venv's own setuptools."""
-    src = tmp_path / "src"
-    shutil.copytree(built[0], src)
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-index",
-                    "--no-build-isolation", "--disable-pip-version-check", "-q", "-w", "dist",
-                    "."], cwd=src, check=True, timeout=120)
-    [wheel] = (src / "dist").glob("keel_lab-*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    assert {"keel_lab/course/checks/check.py", "keel_lab/course/progress.py",
-            "keel_lab/data/incidents.json"} <= names
+def test_the_handout_names_nothing_of_keel_course(built):
+    text = (built[0] / "pyproject.toml").read_text(encoding="utf-8")
+    assert "keel_course" not in text and "keel-course" not in text
+    project = tomllib.loads(text)
+    repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert project["project"]["scripts"] == {"keel-lab": "keel_lab.cli:main"}
+    assert set(project["project"]["optional-dependencies"]) == {"openai", "langchain"}
+    assert project["tool"]["setuptools"]["packages"] == [
+        p for p in repository["tool"]["setuptools"]["packages"] if p.startswith("keel_lab")]
+    assert project["project"]["dependencies"] == repository["project"]["dependencies"]
+
+
+def test_the_handout_installs_offline_keel_lab_alone_with_its_data(built, tmp_path):
+    """`pip install .` in the handout, offline, with the venv's own setuptools, into a bare
+    folder: keel_lab reads its data from there, and no keel_course comes with it."""
+    src = shutil.copytree(built[0], tmp_path / "src")
+    site = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index",
+                    "--no-build-isolation", "--disable-pip-version-check", "-q", "--target",
+                    str(site), "."], cwd=src, check=True, timeout=120)
+    assert sorted(p.name for p in site.iterdir() if not p.name.endswith(".dist-info")) == [
+        "bin", "keel_lab"]
+    [info] = site.glob("keel_lab-*.dist-info")
+    assert "keel_course" not in (info / "RECORD").read_text()
+    assert (info / "entry_points.txt").read_text().split() == [
+        "[console_scripts]", "keel-lab", "=", "keel_lab.cli:main"]
+    done = subprocess.run(
+        [sys.executable, "-c", "import keel_lab; from keel_lab.course import data, fonts; "
+         "print(keel_lab.__file__, data.root(), fonts.font_path(), len(data.incidents()))"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+        text=True, timeout=60, check=True)
+    module, folder, font, incidents = done.stdout.split()
+    assert Path(module) == site / "keel_lab" / "__init__.py"
+    assert Path(folder) == site / "keel_lab" / "data" and Path(font).is_relative_to(folder)
+    assert int(incidents) == len(json.loads((ROOT / "data" / "incidents.json").read_text()))
 
 
 def test_cli_writes_the_handout_and_its_zip(tmp_path, capsys):
     out = tmp_path / "handout"
-    assert main(["handout", str(out), "--zip"]) == 0
+    assert main([*AT, "handout", str(out), "--zip"]) == 0
     assert capsys.readouterr().out.splitlines() == [f"handout: {out}", f"zip: {out}.zip"]
     assert (out / MANIFEST).is_file() and (tmp_path / "handout.zip").is_file()
 
@@ -354,7 +384,7 @@ def _precious(folder: Path) -> Path:
 def test_a_folder_with_a_handout_json_of_its_own_is_never_emptied(tmp_path, manifest, capsys):
     precious = _precious(tmp_path / "myproject")
     (tmp_path / "myproject" / MANIFEST).write_text(manifest)
-    assert main(["handout", str(tmp_path / "myproject")]) == 2
+    assert main([*AT, "handout", str(tmp_path / "myproject")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "exists and is not a handout" in err
     assert precious.read_text() == "precious"
@@ -371,14 +401,14 @@ def test_fuzz_no_manifest_but_a_true_one_lets_a_file_go(tmp_path_factory, value)
     precious = _precious(folder / "out")
     (folder / "out" / MANIFEST).write_text(json.dumps(value))
     with pytest.raises(LabError, match="exists and is not a handout"):
-        build_handout(folder / "out")
+        build_handout(CHECKOUT, folder / "out")
     assert precious.read_text() == "precious"
 
 
 @pytest.mark.parametrize("name", ["notebooks/.keel-progress.json", "notebooks/linked",
                                   "keel_lab/new/answer.py"])
 def test_a_file_or_a_link_a_handout_did_not_write_keeps_it_in_place(tmp_path, name):
-    out = build_handout(tmp_path / "handout")
+    out = build_handout(CHECKOUT, tmp_path / "handout")
     elsewhere = _precious(tmp_path / "elsewhere")
     stray = out / name
     if name.endswith("linked"):
@@ -387,19 +417,19 @@ def test_a_file_or_a_link_a_handout_did_not_write_keeps_it_in_place(tmp_path, na
         stray.parent.mkdir(exist_ok=True)
         stray.write_text("{}")
     with pytest.raises(LabError, match=f"{name} is not in its {MANIFEST}"):
-        build_handout(out)
+        build_handout(CHECKOUT, out)
     assert stray.exists() and elsewhere.read_text() == "precious"
 
 
 def test_a_link_to_nowhere_or_a_file_is_not_a_folder_to_write(tmp_path):
     (tmp_path / "link").symlink_to(tmp_path / "nowhere")
     with pytest.raises(LabError, match="link exists and is not a handout"):
-        build_handout(tmp_path / "link")
+        build_handout(CHECKOUT, tmp_path / "link")
     assert not (tmp_path / "nowhere").exists()
 
 
 def test_a_failed_rebuild_leaves_the_previous_handout_as_it_was(tmp_path, monkeypatch):
-    out = build_handout(tmp_path / "handout")
+    out = build_handout(CHECKOUT, tmp_path / "handout")
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
 
     def full(requirements: str) -> str:
@@ -408,11 +438,11 @@ def test_a_failed_rebuild_leaves_the_previous_handout_as_it_was(tmp_path, monkey
     monkeypatch.setattr(handout, "student_requirements", full)
     with pytest.raises(LabError, match=r"cannot write the handout to .*requirements.txt: No "
                                        r"space left on device"):
-        build_handout(out)
+        build_handout(CHECKOUT, out)
     monkeypatch.undo()
     monkeypatch.setattr(handout, "learner_edition", lambda nb: nb)  # a leak this time
     with pytest.raises(LabError, match="would give away a solution"):
-        build_handout(out)
+        build_handout(CHECKOUT, out)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
 
@@ -421,17 +451,18 @@ def test_handout_dot_in_an_empty_folder_and_again(tmp_path, monkeypatch, capsys)
     here.mkdir()
     monkeypatch.chdir(here)
     for _ in range(2):  # a new handout, then a rebuild in place
-        assert main(["handout", ".", "--zip"]) == 0
+        assert main([*AT, "handout", ".", "--zip"]) == 0
         assert capsys.readouterr().out.splitlines() == ["handout: .", f"zip: {here}.zip"]
     assert json.loads((here / MANIFEST).read_text())["language"] == "en"
     assert sorted(p.name for p in here.iterdir()) == [
-        "README.md", MANIFEST, "keel_lab", "notebooks", "pyproject.toml", "requirements.txt"]
+        "README.md", "data", MANIFEST, "keel_lab", "notebooks", "pyproject.toml",
+        "requirements.txt"]
     assert zipfile.ZipFile(tmp_path / "class.zip").namelist()[0].startswith("class/")
 
 
 def test_a_new_folder_in_a_file_names_the_path(tmp_path, capsys):
     (tmp_path / "file").write_text("")
-    assert main(["handout", str(tmp_path / "file" / "handout")]) == 2
+    assert main([*AT, "handout", str(tmp_path / "file" / "handout")]) == 2
     err = capsys.readouterr().err
     assert err == (f"keel-course: error: cannot write the handout to {tmp_path}/file/handout: "
                    f"{tmp_path}/file/handout: Not a directory\n")
@@ -468,7 +499,7 @@ def test_zip_never_overwrites_a_file_it_did_not_write(built, tmp_path, content):
 
 def test_cli_refuses_a_foreign_zip_before_building(tmp_path, capsys):
     (tmp_path / "notes.zip").write_text("my archive")
-    assert main(["handout", str(tmp_path / "notes"), "--zip"]) == 2
+    assert main([*AT, "handout", str(tmp_path / "notes"), "--zip"]) == 2
     err = capsys.readouterr().err
     assert err == (f"keel-course: error: {tmp_path}/notes.zip exists and is not a zip of a "
                    "handout: move it away, or give another OUT\n")
@@ -491,8 +522,8 @@ def test_fuzz_any_other_zip_file_is_refused(tmp_path_factory, data):
 def test_a_half_written_solution_is_one_line_naming_it(tmp_path, monkeypatch, capsys, damage):
     broken = tmp_path / "01_history.ipynb"
     broken.write_text(damage)
-    monkeypatch.setattr(handout, "solution_paths", lambda names=(): [broken])
-    assert main(["handout", str(tmp_path / "out")]) == 2
+    monkeypatch.setattr(handout, "solution_paths", lambda checkout, names=(): [broken])
+    assert main([*AT, "handout", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"keel-course: error: {broken} is not a notebook the course can read (")
     assert err.count("\n") == 1 and not (tmp_path / "out").exists()

@@ -3,51 +3,47 @@ and the checks' test tables give now, and its hand-written class plans match the
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+from keel_course import guide
+from keel_course.checkout import Checkout
+from keel_course.cli import main
 from keel_course.editions import exercises
 from keel_lab.course.checks import VERIFIERS
 
 ROOT = Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("make_guide", ROOT / "scripts" / "make_guide.py")
-assert spec is not None and spec.loader is not None
-guide_script = importlib.util.module_from_spec(spec)
-sys.modules["make_guide"] = guide_script
-spec.loader.exec_module(guide_script)
-
-GUIDE = guide_script.GUIDE.read_text(encoding="utf-8")
-CHAPTERS = guide_script.chapters()
-PLANS = guide_script.plans(GUIDE)
+CHECKOUT = Checkout.at(ROOT)
+GUIDE = guide.guide_path(CHECKOUT).read_text(encoding="utf-8")
+CHAPTERS = guide.chapters(CHECKOUT)
+PLANS = guide.plans(CHECKOUT, GUIDE)
 ACTIVITIES = {"lecture", "exercise", "discussion"}
 
 
 def test_every_generated_part_is_current():
-    assert guide_script.stale(GUIDE) == [], "run .venv/bin/python scripts/make_guide.py"
+    assert guide.stale(CHECKOUT, GUIDE) == [], "run .venv/bin/keel-course guide"
 
 
 def test_every_chapter_has_its_parts():
-    regions = {(m.group(2), m.group(3)) for m in guide_script.REGION.finditer(GUIDE)}
+    regions = {(m.group(2), m.group(3)) for m in guide.REGION.finditer(GUIDE)}
     for chapter in CHAPTERS:
         assert {("goals", chapter), ("answers", chapter)} <= regions
-        nb = guide_script.notebook(chapter)
+        nb = guide.notebook(CHECKOUT, chapter)
         assert {("misconceptions", e) for e in exercises(nb)} <= regions
-        assert f"## {guide_script.title(chapter)}\n" in GUIDE
+        assert f"## {guide.title(CHECKOUT, chapter)}\n" in GUIDE
     assert ("overview", "course") in regions
 
 
 def test_every_exercise_has_a_table_of_wrong_answers():
-    assert set(guide_script.WRONG_ANSWERS) == set(VERIFIERS)
+    assert set(guide.WRONG_ANSWERS) == set(VERIFIERS)
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_the_class_plan_covers_the_chapter_in_order_and_adds_up(chapter):
     total, rows = PLANS[chapter]
-    assert [s for _, _, covered, _ in rows for s in covered] == guide_script.sections(chapter)
+    assert [s for _, _, covered, _ in rows for s in covered] == guide.sections(CHECKOUT, chapter)
     assert sum(minutes for minutes, _, _, _ in rows) == total
     assert {activity for _, activity, _, _ in rows} <= ACTIVITIES
     assert rows[-1][1] == "discussion"
@@ -55,7 +51,7 @@ def test_the_class_plan_covers_the_chapter_in_order_and_adds_up(chapter):
     assert all(activity == "exercise" and len(covered) == 1
                for _, activity, covered, _ in exercise_rows)
     named = {n for *_, how in exercise_rows for n in re.findall(r"`(\w+)`", how) if n in VERIFIERS}
-    assert named == set(exercises(guide_script.notebook(chapter)))
+    assert named == set(exercises(guide.notebook(CHECKOUT, chapter)))
 
 
 def test_the_plans_are_read_from_the_guide():
@@ -67,10 +63,10 @@ def test_the_plans_are_read_from_the_guide():
 
 def test_a_stale_part_is_named_and_rendering_fixes_it():
     text = "## x\n<!-- generated: goals 05_partial_success -->\nold\n<!-- /generated -->\n"
-    assert guide_script.stale(text) == ["goals 05_partial_success"]
-    fixed = guide_script.render(text)
-    assert f"- {guide_script.goals('05_partial_success')[0]}\n" in fixed
-    assert guide_script.stale(fixed) == []
+    assert guide.stale(CHECKOUT, text) == ["goals 05_partial_success"]
+    fixed = guide.render(CHECKOUT, text)
+    assert f"- {guide.goals(CHECKOUT, '05_partial_success')[0]}\n" in fixed
+    assert guide.stale(CHECKOUT, fixed) == []
 
 
 def test_a_wrong_answers_hint_counts_lines_from_the_answer_itself():
@@ -82,3 +78,49 @@ def test_relative_links_point_at_files():
     links = re.findall(r"\]\(((?!https?:|#)[^)#]+)", GUIDE)
     missing = sorted({link for link in links if not (ROOT / "docs" / link).exists()})
     assert missing == []
+
+
+def small_checkout(tmp_path: Path, part: str) -> Path:
+    """A checkout with one solution notebook and a guide whose one generated part is `part`."""
+    (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
+    name = "05_partial_success.ipynb"
+    (tmp_path / "notebooks" / "solutions" / name).write_bytes(
+        (ROOT / "notebooks" / "solutions" / name).read_bytes())
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "instructors-guide.md").write_text(
+        f"## x\n<!-- generated: {part} -->\nold\n<!-- /generated -->\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_the_command_names_a_stale_part_then_writes_it(tmp_path, capsys):
+    root = small_checkout(tmp_path, "goals 05_partial_success")
+    assert main(["--checkout", str(root), "guide", "--check"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("instructors-guide.md: 'goals 05_partial_success' is stale: run keel-course "
+                   f"--checkout {root} guide\n")
+    assert main(["--checkout", str(root), "guide"]) == 0
+    written = (root / "docs" / "instructors-guide.md").read_text(encoding="utf-8")
+    assert written == guide.render(Checkout.at(root), written)
+    assert main(["--checkout", str(root), "guide", "--check"]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+@pytest.mark.parametrize(("part", "says"), [
+    ("goals 09_nothing", "'goals 09_nothing' names no chapter"),
+    ("misconceptions nothing", "'misconceptions nothing' names no exercise"),
+    ("recipes course", "unknown generated part 'recipes'"),
+])
+def test_a_part_the_guide_cannot_have_is_one_line(tmp_path, capsys, part, says):
+    root = small_checkout(tmp_path, part)
+    assert main(["--checkout", str(root), "guide", "--check"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("keel-course: error: ") and says in err and err.count("\n") == 1
+
+
+def test_a_checkout_without_the_guide_is_one_line(tmp_path, capsys):
+    root = small_checkout(tmp_path, "goals 05_partial_success")
+    (root / "docs" / "instructors-guide.md").unlink()
+    assert main(["--checkout", str(root), "guide"]) == 2
+    err = capsys.readouterr().err
+    assert "instructors-guide.md: cannot read (No such file or directory)" in err
+    assert err.count("\n") == 1

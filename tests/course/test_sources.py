@@ -8,40 +8,42 @@ from pathlib import Path
 
 import pytest
 
-from keel_course.editions import COURSE, read_notebook
-from keel_course.sources import PACKAGE, SOURCES, check_outside, failure, reading
+from keel_course.checkout import Checkout
+from keel_course.editions import read_notebook
+from keel_course.sources import check_outside, failure, reading
 from keel_lab.core.errors import LabError
 
 ROOT = Path(__file__).resolve().parents[2]
+CHECKOUT = Checkout.at(ROOT)
 
 
-def test_the_sources_are_the_package_and_the_notebooks():
-    assert SOURCES == (ROOT / "keel_lab", ROOT / "notebooks") == (PACKAGE, COURSE)
+def test_the_sources_are_the_package_its_data_and_the_notebooks():
+    assert CHECKOUT.sources == (ROOT / "keel_lab", ROOT / "data", ROOT / "notebooks")
 
 
-@pytest.mark.parametrize("folder", ["keel_lab", "keel_lab/new/deeper", "notebooks",
+@pytest.mark.parametrize("folder", ["keel_lab", "keel_lab/new/deeper", "notebooks", "data/x",
                                     "notebooks/zh/solutions", "keel_lab/../notebooks/x"])
 def test_a_folder_inside_the_sources_is_refused(folder):
     with pytest.raises(LabError, match=r"is inside .*: give a folder outside the course's sources"):
-        check_outside(ROOT / folder)
+        check_outside(ROOT / folder, CHECKOUT)
 
 
 @pytest.mark.parametrize("folder", ["build/handout", "", "keel_lab_copy", "notebooks2"])
 def test_a_folder_beside_them_is_fine(folder):
-    assert check_outside(ROOT / folder) is None
+    assert check_outside(ROOT / folder, CHECKOUT) is None
 
 
 def test_a_link_into_the_sources_is_refused(tmp_path):
     (tmp_path / "course").symlink_to(ROOT / "notebooks")
     with pytest.raises(LabError, match="is inside"):
-        check_outside(tmp_path / "course" / "x")
+        check_outside(tmp_path / "course" / "x", CHECKOUT)
 
 
 def test_a_link_loop_is_a_lab_error(tmp_path):
     (tmp_path / "a").symlink_to(tmp_path / "b")
     (tmp_path / "b").symlink_to(tmp_path / "a")
     try:
-        outcome = check_outside(tmp_path / "a" / "x")
+        outcome = check_outside(tmp_path / "a" / "x", CHECKOUT)
     except LabError as exc:  # Python 3.11 raises on the loop; later versions resolve leniently
         assert str(exc).startswith(f"{tmp_path / 'a' / 'x'}: cannot tell where it is")
     else:

@@ -16,14 +16,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keel_course import translation as t
-from keel_course.editions import COURSE, learner_edition, read_notebook, solution_paths
+from keel_course.checkout import Checkout
+from keel_course.editions import learner_edition, read_notebook, solution_paths
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source
 
-CHAPTERS = solution_paths()
+CHECKOUT = Checkout.at(Path(__file__).resolve().parents[2])
+LOCALE = CHECKOUT.locale
+CHAPTERS = solution_paths(CHECKOUT)
 NAMES = [p.stem for p in CHAPTERS] + [t.GLOSSARY, t.EDITIONS]
-ZH = COURSE / "zh"
-GLOSSARY_TEXT = (COURSE / "glossary.md").read_text(encoding="utf-8")
+ZH = CHECKOUT.edition("zh")
+GLOSSARY_TEXT = (CHECKOUT.notebooks / "glossary.md").read_text(encoding="utf-8")
 
 SAMPLE = """## Streaming `index`
 
@@ -86,7 +89,8 @@ def test_a_heading_stays_one_line_and_continuations_keep_their_indent():
     assert out == "### 一个 术语\n\n- 一\n  二\n"
 
 
-@pytest.mark.parametrize("path", [*CHAPTERS, COURSE / "glossary.md"], ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [*CHAPTERS, CHECKOUT.notebooks / "glossary.md"],
+                         ids=lambda p: p.name)
 def test_every_line_of_prose_is_in_a_unit(path):
     """Nothing the chapter says is left out of its catalog (a new kind of markup would be)."""
     texts = ([source(c) for c in read_notebook(path)["cells"] if c["cell_type"] == "markdown"]
@@ -144,7 +148,7 @@ def test_glossary_anchors_survive_translated_headings():
 
 def translated_copy(tmp_path: Path) -> Path:
     """The committed catalogs in tmp_path/locale, with every 04_streaming entry translated."""
-    shutil.copytree(t.LOCALE_DIR, tmp_path / "locale")
+    shutil.copytree(LOCALE, tmp_path / "locale")
     po = t.catalog_path("zh", "04_streaming", tmp_path / "locale")
     cat = t.read_catalog(po, "zh_CN")
     for m in cat:
@@ -156,7 +160,7 @@ def translated_copy(tmp_path: Path) -> Path:
 
 def test_a_changed_english_paragraph_turns_fuzzy_and_falls_back_to_english(tmp_path):
     po = translated_copy(tmp_path)
-    nb = read_notebook(COURSE / "solutions" / "04_streaming.ipynb")
+    nb = read_notebook(CHECKOUT.solutions / "04_streaming.ipynb")
     old = t.units(source(nb["cells"][0]))[1][0]
     new = old.replace("With streaming,", "When it streams,")
     nb["cells"][0]["source"] = source(nb["cells"][0]).replace("With streaming,", "When it streams,")
@@ -209,8 +213,8 @@ def test_the_catalogs_hold_every_current_unit():
     """`make locale` was run after the last change of English text: no unit is missing from
     its catalog (it would stay English without anyone being told)."""
     stale = []
-    for name, template in t.course_templates(CHAPTERS).items():
-        path = t.catalog_path("zh", name)
+    for name, template in t.course_templates(CHECKOUT, CHAPTERS).items():
+        path = t.catalog_path("zh", name, LOCALE)
         have = {m.id for m in t.read_catalog(path) if m.id} if path.exists() else set()
         stale += [f"{name}: {m.id.splitlines()[0][:60]!r}" for m in template
                   if m.id and m.id not in have]
@@ -220,7 +224,7 @@ def test_the_catalogs_hold_every_current_unit():
 @pytest.mark.parametrize("name", NAMES)
 def test_every_unit_is_translated(name):
     """Fails until the translators are done: every entry translated, none fuzzy, markup kept."""
-    found = t.problems(t.catalog_path("zh", name))
+    found = t.problems(t.catalog_path("zh", name, LOCALE))
     assert not found, f"{len(found)} entries to translate or fix:\n" + "\n".join(
         str(p) for p in found)
 
@@ -236,7 +240,7 @@ def test_damaged_catalogs_are_lab_errors(tmp_path):
     with pytest.raises(LabError, match="cannot read"):
         t.read_catalog(tmp_path / "missing.po")
     with pytest.raises(LabError, match="no catalogs for language 'fr'"):
-        t.catalog_path("fr", "glossary")
+        t.catalog_path("fr", "glossary", LOCALE)
 
 
 MARKDOWN = st.lists(st.sampled_from([
@@ -270,16 +274,16 @@ def test_chinese_edition_is_in_sync(path):
     zh_path = ZH / "solutions" / path.name
     assert zh_path.is_file(), "run `make notebooks`"
     built = read_notebook(zh_path)
-    expected = t.chapter(read_notebook(path), path.stem, "zh")
+    expected = t.chapter(read_notebook(path), path.stem, "zh", LOCALE)
     assert [(c["cell_type"], source(c)) for c in built["cells"]] == [
         (c["cell_type"], source(c)) for c in expected["cells"]], "run `make notebooks`"
-    assert read_notebook(ZH / path.name) == t.learner(built, "zh"), "run `make notebooks`"
+    assert read_notebook(ZH / path.name) == t.learner(built, "zh", LOCALE), "run `make notebooks`"
 
 
 @needs_built
 def test_chinese_glossary_is_in_sync_and_its_links_land():
     zh_glossary = (ZH / "glossary.md").read_text(encoding="utf-8")
-    assert zh_glossary == t.glossary("zh"), "run `make notebooks`"
+    assert zh_glossary == t.glossary(CHECKOUT, "zh"), "run `make notebooks`"
     assert (ZH / "solutions" / "glossary.md").resolve() == (ZH / "glossary.md").resolve()
     anchors = set(re.findall(r'<a id="([^"]+)"></a>', zh_glossary)) | {
         t.slug(h) for h in re.findall(r"^###\s+(.+?)\s*$", zh_glossary, flags=re.M)}
@@ -294,7 +298,7 @@ def test_chinese_glossary_is_in_sync_and_its_links_land():
 
 
 def test_learner_edition_of_a_translation_translates_what_it_adds(tmp_path):
-    shutil.copytree(t.LOCALE_DIR, tmp_path / "locale")
+    shutil.copytree(LOCALE, tmp_path / "locale")
     po = t.catalog_path("zh", t.EDITIONS, tmp_path / "locale")
     cat = t.read_catalog(po, "zh_CN")
     for m in cat:

@@ -1,7 +1,6 @@
-"""Write the parts of docs/instructors-guide.md that must never go stale, from their sources.
-
-Run: .venv/bin/python scripts/make_guide.py          (rewrite the generated parts)
-     .venv/bin/python scripts/make_guide.py --check  (exit 1 naming each stale part)
+"""The parts of the instructor's guide, docs/instructors-guide.md, that must never go stale,
+written from their sources: `keel-course guide` rewrites them, `keel-course guide --check` names
+each stale one and exits 1 (`make guide`).
 
 The guide is hand-written prose with generated parts between two marks:
 
@@ -16,6 +15,9 @@ notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the
 tables in tests/lab/test_checks*.py with the first hint the check prints for it). A wrong answer is
 compiled from its own source as a notebook cell is, so a hint that names a line counts from the
 answer's first line, as a learner sees it.
+
+Every function takes the checkout it reads (`Checkout`): the solution notebooks, the guide
+(`guide_path`) and the test tables (`wrong_answer_tables`) are its files.
 """
 
 from __future__ import annotations
@@ -31,14 +33,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from keel_course.checkout import Checkout
 from keel_course.editions import exercises
+from keel_course.sources import failure, reading
+from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import POINTS, VERIFIERS
-
-REPO = Path(__file__).resolve().parent.parent
-GUIDE = REPO / "docs" / "instructors-guide.md"
-SOLUTIONS = REPO / "notebooks" / "solutions"
-TESTS = REPO / "tests" / "lab"
 
 # Each exercise's table of known-wrong answers: (test module, table name); every entry is
 # (function, a part of the hint the test expects).
@@ -58,29 +58,70 @@ PLAN = re.compile(r"^### Class plan \((\d+) min\)\n\n(\|.*?)\n\n", re.MULTILINE 
 CHAPTER_HEAD = re.compile(r"^## Chapter (\d) - ", re.MULTILINE)
 
 
-def notebook(chapter: str) -> dict[str, Any]:
-    nb: dict[str, Any] = json.loads((SOLUTIONS / f"{chapter}.ipynb").read_text(encoding="utf-8"))
+def guide_path(checkout: Checkout) -> Path:
+    """The instructor's guide: docs/instructors-guide.md."""
+    return checkout.root / "docs" / "instructors-guide.md"
+
+
+def wrong_answer_tables(checkout: Checkout) -> Path:
+    """The folder of the checks' test modules, whose tables of wrong answers the guide shows:
+    tests/lab/."""
+    return checkout.root / "tests" / "lab"
+
+
+def read_guide(checkout: Checkout) -> str:
+    """The guide's text; `LabError` when it cannot be read."""
+    path = guide_path(checkout)
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.reason if isinstance(exc, UnicodeDecodeError) else exc.strerror or exc
+        raise LabError(f"{path}: cannot read ({reason})") from exc
+
+
+def write_guide(checkout: Checkout) -> Path:
+    """Rewrite every generated part of the guide from its sources; the guide's path."""
+    path = guide_path(checkout)
+    text = render(checkout, read_guide(checkout))
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise LabError(f"cannot write {path}: {failure(exc)}") from exc
+    return path
+
+
+def check_guide(checkout: Checkout) -> list[str]:
+    """The guide's stale generated parts, as `KIND NAME`; none when it is current."""
+    return stale(checkout, read_guide(checkout))
+
+
+def notebook(checkout: Checkout, chapter: str) -> dict[str, Any]:
+    path = checkout.solutions / f"{chapter}.ipynb"
+    with reading(path):
+        nb: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return nb
 
 
-def chapters() -> list[str]:
-    return sorted(p.stem for p in SOLUTIONS.glob("*.ipynb"))
+def chapters(checkout: Checkout) -> list[str]:
+    return sorted(p.stem for p in checkout.solutions.glob("*.ipynb"))
 
 
-def sections(chapter: str) -> list[str]:
+def sections(checkout: Checkout, chapter: str) -> list[str]:
     """The chapter's `##` headings in order, as JupyterLab's table of contents lists them."""
-    return [line[3:].strip() for c in notebook(chapter)["cells"] if c["cell_type"] == "markdown"
+    return [line[3:].strip() for c in notebook(checkout, chapter)["cells"]
+            if c["cell_type"] == "markdown"
             for line in source(c).splitlines() if line.startswith("## ")]
 
 
-def title(chapter: str) -> str:
-    first = source(notebook(chapter)["cells"][0]).splitlines()[0]
+def title(checkout: Checkout, chapter: str) -> str:
+    first = source(notebook(checkout, chapter)["cells"][0]).splitlines()[0]
     return first.lstrip("#").strip()
 
 
-def goals(chapter: str) -> list[str]:
+def goals(checkout: Checkout, chapter: str) -> list[str]:
     """The bullets after "After this chapter you can", links made relative to docs/."""
-    text = source(notebook(chapter)["cells"][0]).split("**After this chapter you can**", 1)[1]
+    text = source(notebook(checkout, chapter)["cells"][0]).split(
+        "**After this chapter you can**", 1)[1]
     items = re.split(r"\n- ", "\n" + text.strip())[1:]
     return [re.sub(r"\]\((?!https?:|#)", "](../notebooks/", " ".join(item.split()))
             for item in items]
@@ -92,11 +133,11 @@ def goals(chapter: str) -> list[str]:
 Row = tuple[int, str, list[str], str]
 
 
-def plans(guide: str) -> dict[str, tuple[int, list[Row]]]:
+def plans(checkout: Checkout, guide: str) -> dict[str, tuple[int, list[Row]]]:
     """Each chapter's class plan in the guide: its stated total and its rows (minutes,
     activity, the notebook sections it covers, how)."""
     starts = [(m.start(), f"0{m.group(1)}") for m in CHAPTER_HEAD.finditer(guide)]
-    names = {name[:2]: name for name in chapters()}
+    names = {name[:2]: name for name in chapters(checkout)}
     out = {}
     for n, (at, number) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(guide)
@@ -112,12 +153,13 @@ def plans(guide: str) -> dict[str, tuple[int, list[Row]]]:
     return out
 
 
-def overview(guide: str) -> str:
+def overview(checkout: Checkout, guide: str) -> str:
     lines = ["| chapter | minutes | exercises (points) |", "|---|---|---|"]
-    for chapter, (total, _) in plans(guide).items():
-        names = ", ".join(f"`{e}` ({POINTS[e]})" for e in exercises(notebook(chapter))) or "-"
-        lines.append(f"| {title(chapter)} | {total} | {names} |")
-    total = sum(t for t, _ in plans(guide).values())
+    for chapter, (total, _) in plans(checkout, guide).items():
+        names = ", ".join(f"`{e}` ({POINTS[e]})"
+                          for e in exercises(notebook(checkout, chapter))) or "-"
+        lines.append(f"| {title(checkout, chapter)} | {total} | {names} |")
+    total = sum(t for t, _ in plans(checkout, guide).values())
     lines.append(f"| **the course** | **{total}** | **{sum(POINTS.values())} points** |")
     return "\n".join(lines)
 
@@ -139,12 +181,12 @@ LABELS = {"exercise": "The model answer", "prediction": "The prediction",
           "observe": "The fault, written", "check": "Its check prints"}
 
 
-def answers(chapter: str) -> str:
+def answers(checkout: Checkout, chapter: str) -> str:
     """Every cell a learner completes, solved, under the heading it sits under, with what its
     check (or the cell itself, for a fault) prints."""
     parts: list[str] = []
     heading = shown = ""
-    for cell in notebook(chapter)["cells"]:
+    for cell in notebook(checkout, chapter)["cells"]:
         found = [line[3:] for line in source(cell).splitlines() if line.startswith("## ")]
         if cell["cell_type"] == "markdown" and found:
             heading = found[-1]
@@ -162,13 +204,17 @@ def answers(chapter: str) -> str:
     return "\n\n".join(parts) or "This chapter has no exercise."
 
 
-def fresh(module: str) -> ModuleType:
-    """A test module loaded anew under a private name, so no earlier run's state (a counter a
-    wrong answer advances) changes what its answers print."""
-    for folder in (TESTS, TESTS.parent):  # the tables, and tests/json_fields.py they may use
+def fresh(tables: Path, module: str) -> ModuleType:
+    """A test module of the folder `tables` loaded anew under a private name, so no earlier
+    run's state (a counter a wrong answer advances) changes what its answers print."""
+    path = tables / f"{module}.py"
+    if not path.is_file():
+        raise LabError(f"{path} is missing: the guide's misconceptions are its table of wrong "
+                       "answers")
+    for folder in (tables, tables.parent):  # the tables, and tests/json_fields.py they may use
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location(f"_guide_{module}", TESTS / f"{module}.py")
+    spec = importlib.util.spec_from_file_location(f"_guide_{module}", path)
     assert spec is not None and spec.loader is not None
     loaded = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loaded)
@@ -189,8 +235,8 @@ def as_a_cell(fn: Callable[..., Any], module: ModuleType) -> tuple[Callable[...,
     return compiled, text
 
 
-def misconceptions(exercise: str) -> str:
-    module = fresh(WRONG_ANSWERS[exercise][0])
+def misconceptions(checkout: Checkout, exercise: str) -> str:
+    module = fresh(wrong_answer_tables(checkout), WRONG_ANSWERS[exercise][0])
     table = getattr(module, WRONG_ANSWERS[exercise][1])
     parts = []
     for fn, _ in table:
@@ -206,42 +252,37 @@ def misconceptions(exercise: str) -> str:
 # --- the guide ---
 
 
-def generated(kind: str, name: str, guide: str) -> str:
+def generated(checkout: Checkout, kind: str, name: str, guide: str) -> str:
+    """The text of the part `<!-- generated: KIND NAME -->`; `LabError` for a part the guide
+    cannot have (an unknown kind, chapter or exercise)."""
     if kind == "overview":
-        return overview(guide)
+        return overview(checkout, guide)
+    if kind in ("goals", "answers") and name not in chapters(checkout):
+        raise LabError(f"the generated part '{kind} {name}' names no chapter; chapters: "
+                       + ", ".join(chapters(checkout)))
     if kind == "goals":
-        return "\n".join(f"- {g}" for g in goals(name))
+        return "\n".join(f"- {g}" for g in goals(checkout, name))
     if kind == "answers":
-        return answers(name)
+        return answers(checkout, name)
     if kind == "misconceptions":
-        return misconceptions(name)
-    raise ValueError(f"unknown generated part {kind!r}")
+        if name not in WRONG_ANSWERS:
+            raise LabError(f"the generated part '{kind} {name}' names no exercise with a table "
+                           "of wrong answers; exercises: " + ", ".join(WRONG_ANSWERS))
+        return misconceptions(checkout, name)
+    raise LabError(f"unknown generated part {kind!r} (overview, goals, answers or "
+                   "misconceptions)")
 
 
-def render(guide: str) -> str:
-    return REGION.sub(lambda m: f"{m.group(1)}{generated(m.group(2), m.group(3), guide)}\n"
-                                f"{m.group(5)}", guide)
+def render(checkout: Checkout, guide: str) -> str:
+    """The guide's text with every generated part written anew from its sources."""
+    return REGION.sub(lambda m: f"{m.group(1)}{generated(checkout, m.group(2), m.group(3), guide)}"
+                                f"\n{m.group(5)}", guide)
 
 
-def stale(guide: str) -> list[str]:
-    """The generated parts that differ from what their sources give now."""
-    fresh_text = render(guide)
+def stale(checkout: Checkout, guide: str) -> list[str]:
+    """The generated parts that differ from what their sources give now, as `KIND NAME`."""
+    fresh_text = render(checkout, guide)
     old = {(m.group(2), m.group(3)): m.group(4) for m in REGION.finditer(guide)}
     new = {(m.group(2), m.group(3)): m.group(4) for m in REGION.finditer(fresh_text)}
     return [f"{kind} {name}" for (kind, name), text in new.items()
             if old.get((kind, name)) != text]
-
-
-def main(argv: list[str]) -> int:
-    guide = GUIDE.read_text(encoding="utf-8")
-    if "--check" in argv:
-        parts = stale(guide)
-        for part in parts:
-            print(f"{GUIDE.name}: '{part}' is stale: run scripts/make_guide.py", file=sys.stderr)
-        return 1 if parts else 0
-    GUIDE.write_text(render(guide), encoding="utf-8")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
