@@ -31,8 +31,8 @@ install: $(STAMP)
 # `make lab LANGUAGE=zh` adds the Chinese edition, workspace/zh/.
 lab: $(STAMP)
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE)
-	@echo "Opening JupyterLab on $(WORKSPACE)/ - open the http://127.0.0.1 URL printed below."
-	$(BIN)/jupyter lab $(WORKSPACE) --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
+	@echo "Opening JupyterLab on $(WORKSPACE)/ - open the http://127.0.0.1 URL printed below; Ctrl-C twice stops it."
+	$(BIN)/jupyter lab --notebook-dir=$(WORKSPACE) --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
 
 lint: $(STAMP)
 	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py

@@ -218,6 +218,8 @@ def _prepare(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     edition, folder = edition_folders(args.notebooks, args.workspace, args.language)
+    find_chapter(edition, args.chapter)  # a wrong name changes nothing
+    prepare(edition, folder)  # a copy made here is whole: glossary and conftest.py too
     done = restore(edition, folder, args.chapter)
     if done.backup is not None:
         print(f"Restored {shown(done.chapter)} to its start; your copy is kept as "

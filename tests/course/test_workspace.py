@@ -9,8 +9,10 @@ import importlib.util
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,6 +22,7 @@ from types import ModuleType
 import pytest
 import test_notebooks  # the learner edition's sync check, called as `make test` runs it
 
+from keel_course import workspace
 from keel_course.checkout import Checkout
 from keel_course.editions import (
     exercises,
@@ -32,7 +35,6 @@ from keel_course.editions import (
 from keel_course.handout import build_handout, find_leaks, solution_lines
 from keel_course.workspace import BACKUP, find_chapter, prepare, restore
 from keel_lab.core.errors import LabError
-from keel_lab.course import workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -288,8 +290,35 @@ def test_make_lab_opens_jupyterlab_on_the_learners_copy():
     lines = make_n("lab")
     assert lines[0] == (".venv/bin/python -m keel_course.workspace prepare notebooks "
                         "workspace --language en")
-    assert lines[-1].startswith(".venv/bin/jupyter lab workspace --no-browser --ip=127.0.0.1")
+    assert lines[-1].startswith(".venv/bin/jupyter lab --notebook-dir=workspace --no-browser "
+                                "--ip=127.0.0.1")
     assert make_n("lab", "LANGUAGE=zh")[0].endswith(" prepare notebooks workspace --language zh")
+
+
+@pytest.mark.slow
+def test_make_labs_jupyterlab_really_serves_the_learners_copy(tmp_path):
+    """`jupyter lab workspace` would run JupyterLab's own `workspace` subcommand: the command
+    `make lab` runs is started for real, and must serve the learner's folder."""
+    (tmp_path / "workspace").mkdir()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = make_n("lab")[-1].split()
+    command[0] = str(ROOT / command[0])
+    log = tmp_path / "lab.log"
+    with log.open("w") as out:
+        lab = subprocess.Popen([*command, f"--port={port}", "--port-retries=0"], cwd=tmp_path,
+                               stdout=out, stderr=subprocess.STDOUT)
+        try:
+            deadline = time.monotonic() + 90
+            while "is running at" not in log.read_text() and lab.poll() is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.5)
+        finally:
+            lab.terminate()
+            lab.wait(timeout=30)
+    text = log.read_text()
+    assert f"Serving notebooks from local directory: {tmp_path / 'workspace'}" in text, text
 
 
 def test_make_check_prepares_the_copy_then_checks_it():
