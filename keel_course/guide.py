@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
-import json
 import linecache
 import re
 import sys
@@ -34,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from keel_course.checkout import Checkout
-from keel_course.editions import exercises
+from keel_course.editions import exercises, read_notebook
 from keel_course.sources import failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
@@ -98,8 +97,7 @@ def check_guide(checkout: Checkout) -> list[str]:
 def notebook(checkout: Checkout, chapter: str) -> dict[str, Any]:
     path = checkout.solutions / f"{chapter}.ipynb"
     with reading(path):
-        nb: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return nb
+        return read_notebook(path)
 
 
 def chapters(checkout: Checkout) -> list[str]:

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from keel_course.sources import failure
 from keel_lab.core.errors import LabError
 
 CHAPTERS = "[0-9][0-9]_*.ipynb"  # a chapter's file name: NN_name.ipynb
@@ -100,7 +101,7 @@ def prepare(edition: Path, folder: Path) -> Prepared:
                 _write(target, source.read_bytes())
                 updated.append(target)
     except OSError as exc:
-        raise LabError(_failure(exc)) from exc
+        raise LabError(failure(exc)) from exc
     return Prepared(folder, created, added, updated)
 
 
@@ -145,7 +146,7 @@ def restore(edition: Path, folder: Path, chapter: str, now: datetime | None = No
             folder.mkdir(parents=True, exist_ok=True)
             _write(target, start)
     except OSError as exc:
-        raise LabError(f"cannot restore {target}: {_failure(exc)}") from exc
+        raise LabError(f"cannot restore {target}: {failure(exc)}") from exc
     return Restored(target, backup, mine != start)
 
 
@@ -182,10 +183,6 @@ def _write(path: Path, data: bytes) -> None:
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-
-
-def _failure(exc: OSError) -> str:
-    return f"{exc.filename or ''}{': ' if exc.filename else ''}{exc.strerror or exc}"
 
 
 def shown(path: Path) -> str:
