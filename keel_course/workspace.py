@@ -33,7 +33,7 @@ from pathlib import Path
 from keel_course.sources import failure
 from keel_lab.core.errors import LabError
 
-CHAPTERS = "[0-9][0-9]_*.ipynb"  # a chapter's file name: NN_name.ipynb
+CHAPTERS = "[0-9][0-9]*_*.ipynb"  # a chapter NN_name.ipynb or a deeper notebook NNa_name.ipynb
 COMPANIONS = ("glossary.md",)  # beside the chapters, copied when missing, never overwritten
 MACHINERY = ("conftest.py",)  # `make check`'s summary and progress: kept equal to the course's
 BACKUP = ".backup"

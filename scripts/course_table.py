@@ -1,10 +1,12 @@
-"""The README's course table, computed from the solution notebooks: each chapter's prose words,
+"""The README's course table, computed from the solution notebooks: each notebook's prose words,
 the cells the learner writes, its exercises, and an estimate of the minutes it takes.
 
+The core path is the chapters `NN_name.ipynb` (01-08); the deeper notebooks beside them,
+`NNa_name.ipynb` (and the primer `00_name.ipynb`), are optional and counted apart.
 Words: the markdown cells' words, code spans and fenced code counted as one word each, link
 targets left out. Learner cells: cells tagged `exercise`, `prediction`, `try` or `observe`.
 Minutes (an estimate, stated as one): reading at 150 words a minute, one minute per code cell
-run and read, five per learner cell and ten more per exercise.
+run and read, three per prediction, try or observe cell, twelve per exercise.
 
 Run: .venv/bin/python scripts/course_table.py [NOTEBOOKS_DIR]   (default notebooks/solutions)
 """
@@ -18,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LEARNER = {"exercise", "prediction", "try", "observe"}
-WPM, PER_CODE_CELL, PER_LEARNER_CELL, PER_EXERCISE = 150, 1, 5, 10
+WPM, PER_CODE_CELL, PER_SMALL_CELL, PER_EXERCISE = 150, 1, 3, 12
+CORE = re.compile(r"0[1-9]_\w+$")  # a core chapter's stem; any other notebook is optional
 
 
 @dataclass(frozen=True)
@@ -30,9 +33,14 @@ class Chapter:
     exercises: int
 
     @property
+    def core(self) -> bool:
+        return bool(CORE.match(self.name))
+
+    @property
     def minutes(self) -> int:
         return round(self.words / WPM + self.code_cells * PER_CODE_CELL
-                     + self.learner_cells * PER_LEARNER_CELL + self.exercises * PER_EXERCISE)
+                     + (self.learner_cells - self.exercises) * PER_SMALL_CELL
+                     + self.exercises * PER_EXERCISE)
 
 
 def prose_words(markdown: str) -> int:
@@ -56,17 +64,22 @@ def chapter(path: Path) -> Chapter:
                    sum(1 for c in cells if "exercise" in tags(c)))
 
 
-def table(chapters: list[Chapter]) -> str:
-    rows = ["| chapter | words | learner cells | exercises | minutes (estimate) |",
-            "|---|---:|---:|---:|---:|"]
-    rows += [f"| {c.name} | {c.words:,} | {c.learner_cells} | {c.exercises} | {c.minutes} |"
-             for c in chapters]
-    rows.append(f"| all | {sum(c.words for c in chapters):,} | "
-                f"{sum(c.learner_cells for c in chapters)} | "
-                f"{sum(c.exercises for c in chapters)} | {sum(c.minutes for c in chapters)} |")
+def chapters(folder: Path) -> list[Chapter]:
+    return [chapter(p) for p in sorted(folder.glob("[0-9][0-9]*_*.ipynb"))]
+
+
+def table(notebooks: list[Chapter]) -> str:
+    rows = ["| notebook | path | words | learner cells | exercises | minutes (estimate) |",
+            "|---|---|---:|---:|---:|---:|"]
+    rows += [f"| {c.name} | {'core' if c.core else 'deeper'} | {c.words:,} | {c.learner_cells} "
+             f"| {c.exercises} | {c.minutes} |" for c in notebooks]
+    for label, part in (("core path", [c for c in notebooks if c.core]),
+                        ("deeper notebooks", [c for c in notebooks if not c.core])):
+        rows.append(f"| {label} | | {sum(c.words for c in part):,} | "
+                    f"{sum(c.learner_cells for c in part)} | "
+                    f"{sum(c.exercises for c in part)} | {sum(c.minutes for c in part)} |")
     return "\n".join(rows)
 
 
 if __name__ == "__main__":
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("notebooks/solutions")
-    print(table([chapter(p) for p in sorted(folder.glob("[0-9][0-9]_*.ipynb"))]))
+    print(table(chapters(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("notebooks/solutions"))))

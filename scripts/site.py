@@ -84,7 +84,7 @@ class Edition:
         return translation.translator(table)
 
     def chapters(self) -> list[Path]:
-        return sorted(self.notebooks.glob("[0-9][0-9]_*.ipynb"))
+        return sorted(self.notebooks.glob("[0-9][0-9]*_*.ipynb"))  # chapters and deeper notebooks
 
     def pages(self) -> list[str]:
         """The pages this edition's build writes; none when it has no chapters yet."""

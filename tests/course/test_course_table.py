@@ -1,4 +1,5 @@
-"""The README's course table is what scripts/course_table.py computes from the notebooks now."""
+"""The README's course table is what scripts/course_table.py computes from the notebooks now, and
+the core path keeps the size and the hands-on share the course promises."""
 
 from __future__ import annotations
 
@@ -7,25 +8,43 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("course_table", ROOT / "scripts" / "course_table.py")
 assert spec is not None and spec.loader is not None
 course_table = importlib.util.module_from_spec(spec)
 sys.modules["course_table"] = course_table  # its dataclass looks its module up
 spec.loader.exec_module(course_table)
+NOTEBOOKS = course_table.chapters(ROOT / "notebooks" / "solutions")
+CORE = [c for c in NOTEBOOKS if c.core]
 
 
 def test_the_readme_table_is_current():
-    chapters = [course_table.chapter(p)
-                for p in sorted((ROOT / "notebooks" / "solutions").glob("[0-9][0-9]_*.ipynb"))]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     shown = re.search(r"<!-- course-table -->\n(.*?)\n<!-- /course-table -->", readme, re.DOTALL)
-    assert shown and shown.group(1) == course_table.table(chapters), \
+    assert shown and shown.group(1) == course_table.table(NOTEBOOKS), \
         "run .venv/bin/python scripts/course_table.py and paste its table into README.md"
+
+
+@pytest.mark.parametrize("chapter", CORE, ids=lambda c: c.name)
+def test_a_core_chapter_is_short_and_asks_the_learner_to_write(chapter):
+    assert chapter.words <= 1600 and chapter.minutes <= 50
+    assert chapter.exercises >= 1 and chapter.learner_cells >= 3
+
+
+def test_the_core_path_is_about_five_hours_with_thirty_learner_cells():
+    assert [c.name[:2] for c in CORE] == [f"0{n}" for n in range(1, 9)]
+    assert sum(c.words for c in CORE) <= 11_000
+    assert sum(c.learner_cells for c in CORE) >= 30
 
 
 def test_words_leave_out_code_and_link_targets():
     assert course_table.prose_words("Read [the glossary](glossary.md#delta) and `StreamAssembler`"
                                     "\n```python\nx = 1\n```") == 6
-    row = course_table.Chapter("x", words=300, code_cells=2, learner_cells=1, exercises=1)
-    assert row.minutes == 2 + 2 + 5 + 10
+
+
+def test_the_estimate_counts_reading_cells_and_exercises():
+    row = course_table.Chapter("01_x", words=300, code_cells=2, learner_cells=3, exercises=1)
+    assert row.core and row.minutes == 2 + 2 + 2 * 3 + 12
+    assert not course_table.Chapter("07a_quirks", 0, 0, 0, 0).core
