@@ -188,8 +188,10 @@ def import_lab() -> None:
     below them), so the snapshot holds them all: a module first imported by the learner's code
     could otherwise be changed before anyone looked. The lab's other modules (plots, widgets,
     provider clients, classroom tools) are not imported by the checks, so not watched."""
-    import keel_lab.course.checks.check  # noqa: F401
+    from keel_lab.course.checks.check import VERIFIERS
     from keel_lab.course.experiments.registry import EXPERIMENTS
+
+    dict(VERIFIERS)  # loads every exercise's verifier module
 
     for experiment in EXPERIMENTS.values():
         experiment.function  # noqa: B018 - loads the experiment's module

@@ -11,7 +11,7 @@ import pytest
 
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_lab.course.checks import batching
-from keel_lab.course.checks.check import VERIFIERS
+from keel_lab.course.checks.check import TARGETS, VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
 
 import_lab()
@@ -23,7 +23,7 @@ def _rebind_module_function() -> None:
 
 
 def _mutate_registry() -> None:
-    VERIFIERS["run_status"] = lambda fn: None
+    TARGETS["status_history"] = "history:verify_answer_all"
 
 
 def _patch_class() -> None:
@@ -48,7 +48,7 @@ def _delete_attribute() -> None:
 
 @pytest.mark.parametrize(("change", "where"), [
     (_rebind_module_function, "keel_lab.course.checks.batching.verify_make_batches"),
-    (_mutate_registry, "keel_lab.course.checks.check.VERIFIERS"),
+    (_mutate_registry, "keel_lab.course.checks.check.TARGETS"),
     (_patch_class, "keel_lab.course.checks.verdict.Verdict.passed"),
     (_swap_code, "keel_lab.course.checks.batching.verify_make_batches.__code__"),
     (_replace_module, "sys.modules['keel_lab.core.batching']"),

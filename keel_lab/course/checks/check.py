@@ -2,35 +2,57 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from keel_lab.course.checks.batching import verify_make_batches
-from keel_lab.course.checks.collect import verify_collect_batch
-from keel_lab.course.checks.history import verify_answer_all
-from keel_lab.course.checks.in_order import verify_count_in_order
-from keel_lab.course.checks.pairing import verify_pair_results
-from keel_lab.course.checks.partial_success import verify_run_status
-from keel_lab.course.checks.providers import verify_answer_responses
-from keel_lab.course.checks.streaming import verify_is_executable
 from keel_lab.course.checks.verdict import ExerciseNotPassed, Verdict
 from keel_lab.course.i18n import _
+from keel_lab.course.named import load
 from keel_lab.course.progress import record
 
-VERIFIERS: dict[str, Callable[..., Verdict]] = {
-    "answer_all": verify_answer_all, "pair_results": verify_pair_results,
-    "make_batches": verify_make_batches, "is_executable": verify_is_executable,
-    "run_status": verify_run_status,
-    "count_in_order": verify_count_in_order,
-    "collect_batch": verify_collect_batch,
-    "answer_responses": verify_answer_responses,
+
+class _Verifiers(Mapping[str, Callable[..., Verdict]]):
+    """Exercise name -> its verifier, whose module loads on first use: a check loads its own
+    chapter's verifier only. `dict(VERIFIERS)` loads them all (the grader does, before any
+    submitted code runs)."""
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self._targets = targets
+
+    def __getitem__(self, name: str) -> Callable[..., Verdict]:
+        target = self._targets.get(name) if isinstance(name, str) else None
+        if target is None:
+            raise KeyError(name)
+        found: Callable[..., Verdict] = load(target, "keel_lab.course.checks")
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._targets)
+
+    def __len__(self) -> int:
+        return len(self._targets)
+
+
+# module:function under keel_lab.course.checks; a module-level dict, so the grader's snapshot
+# watches its contents
+TARGETS = {
+    "accumulate": "accumulate:verify_accumulate", "answer_all": "history:verify_answer_all",
+    "count_in_order": "in_order:verify_count_in_order",
+    "pair_results": "pairing:verify_pair_results", "make_batches": "batching:verify_make_batches",
+    "read_turn": "stall:verify_read_turn", "is_executable": "streaming:verify_is_executable",
+    "status_history": "partial_success:verify_status_history",
+    "collect_batch": "collect:verify_collect_batch",
+    "answer_responses": "providers:verify_answer_responses",
+    "calls_to_resume": "resume:verify_calls_to_resume",
 }
+VERIFIERS = _Verifiers(TARGETS)
 
 # What each exercise is worth when a class is graded (`keel-course grade`, nbgrader): the course's
 # choice, by the number of ideas an exercise combines; one table for every grader.
 POINTS: dict[str, int] = {
     "answer_all": 2, "count_in_order": 1, "pair_results": 2, "make_batches": 2,
-    "is_executable": 2, "run_status": 2, "collect_batch": 3, "answer_responses": 2,
+    "is_executable": 2, "status_history": 3, "collect_batch": 3, "answer_responses": 2,
+    "calls_to_resume": 2, "accumulate": 2, "read_turn": 2,
 }
 
 

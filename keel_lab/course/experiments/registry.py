@@ -5,11 +5,11 @@ that runs none (`keel-lab assemble`, a check) loads none of them."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from keel_lab.course.experiments.report import Progress, Report
+from keel_lab.course.named import load
 from keel_lab.course.scenarios import compare_question
 
 
@@ -42,9 +42,7 @@ class Experiment:
 
     @property
     def function(self) -> Callable[..., Report]:
-        module, name = self.target.split(":")
-        found: Callable[..., Report] = getattr(
-            importlib.import_module(f"keel_lab.course.experiments.{module}"), name)
+        found: Callable[..., Report] = load(self.target, "keel_lab.course.experiments")
         return found
 
     def run(self, params: Params, progress: Progress | None = None) -> Report:
