@@ -153,8 +153,10 @@ def _judge(counts: list[int], calls: int, seeds: tuple[int, ...], lab: int
     p = 1 / math.factorial(calls)
     expected = total * p
     tol = SIGMAS * math.sqrt(total * p * (1 - p))
-    passed = _("{about} (expected {expected} of {total}; the lab counted {lab})").format(
-        about=_about(calls), expected=f"{expected:.0f}", total=total, lab=lab)
+    passed = _("{about} (seeds {seeds}, {trials} trials each: expected {expected} of {total}; "
+               "the lab counted {lab})").format(about=_about(calls), seeds=list(seeds),
+                                                 trials=TRIALS, expected=f"{expected:.0f}",
+                                                 total=total, lab=lab)
     ok = abs(yours - expected) <= tol and abs(yours - lab) <= tol * math.sqrt(2)
     where = _("count_in_order({trials}, {calls}, seed) for seeds {seeds} ({n} x {trials} "
               "trials)").format(trials=TRIALS, calls=calls, seeds=list(seeds), n=len(counts))
