@@ -2,8 +2,8 @@
 bench and the tests can move the same sliders a learner moves.
 
 The budget: one move redraws in 0.5 s at the defaults and blocks the kernel for at most 1.5 s
-anywhere in the ranges (bench/sliders.py measures it). For that reason the pairing trials and the
-partial-success runs have lower maxima than the chapters had, and the runs a smaller default.
+anywhere in the ranges (bench/sliders.py measures it). For that reason the pairing trials have a
+lower maximum than the chapter had, and the partial-success runs a smaller default.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from keel_lab.course.experiments.batching import timeline
 from keel_lab.course.experiments.block_close import block_close
-from keel_lab.course.experiments.pairing import exceptions, pairing
+from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.experiments.partial_success import outcome_mix
 from keel_lab.course.experiments.production import screen
 from keel_lab.course.experiments.providers import stream_names, stream_report
@@ -72,17 +72,7 @@ def partial_success_explorer() -> Explorer:
     return Explorer(lambda internal_share, runs:
                     outcome_mix(runs=runs, internal_share=internal_share),
                     {"internal_share": float_slider("share of crashes", 0.25, 0.0, 1.0, 0.05),
-                     # 30 runs per rate by default (not 50) and at most 100 (not 200): each
-                     # run is two whole agent runs, about 8 ms.
-                     "runs": slider("runs per rate", 30, 10, 100, 10)}, table=False)
-
-
-def faults_explorer() -> Explorer:
-    """Chapter 6: what each collector loses when calls raise, by failure rate and calls."""
-    return Explorer(lambda failure_rate, calls:
-                    exceptions(500, calls, seed=0, failure_rate=failure_rate),
-                    {"failure_rate": float_slider("failure rate", 0.2, 0.0, 1.0, 0.05),
-                     "calls": slider("calls", 3, 1, 6)})
+                     "runs": slider("runs per rate", 1000, 100, 3000, 100)}, table=False)
 
 
 def providers_explorer() -> Explorer:
@@ -104,6 +94,6 @@ EXPLORERS: dict[str, Callable[[], Explorer]] = {
     "01_history": history_explorer, "02_pairing": pairing_explorer,
     "03_batching": batching_explorer, "04_streaming": streaming_explorer,
     "04_streaming_block_close": block_close_explorer,
-    "05_partial_success": partial_success_explorer, "06_faults": faults_explorer,
+    "05_partial_success": partial_success_explorer,
     "07_providers": providers_explorer, "08_production": production_explorer,
 }

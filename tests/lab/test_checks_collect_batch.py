@@ -5,6 +5,7 @@ import asyncio
 
 import pytest
 
+from keel_lab.core.tools import ToolOutcome
 from keel_lab.course.checks.collect import verify_collect_batch
 
 
@@ -13,10 +14,44 @@ async def with_gather(batch, run):
     return [(o.call_id, o) for o in outcomes]
 
 
-async def as_a_dict_of_tasks(batch, run):
+async def with_tasks_by_id(batch, run):
+    tasks = {r.call_id: asyncio.ensure_future(run(r)) for r in batch}
+    await asyncio.wait(tasks.values())
+    return [(call_id, task.result()) for call_id, task in tasks.items()]
+
+
+async def as_a_dict_of_tasks(batch, run):  # the executor takes a mapping; the exercise does not
     tasks = {r.call_id: asyncio.ensure_future(run(r)) for r in batch}
     await asyncio.wait(tasks.values())
     return {call_id: task.result() for call_id, task in tasks.items()}
+
+
+async def drops_the_failures(batch, run):
+    return [(o.call_id, o) for o in await asyncio.gather(*(run(r) for r in batch)) if o.ok]
+
+
+async def retries_the_failures(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    again = {o.call_id: await run(r) for r, o in zip(batch, outcomes, strict=True) if not o.ok}
+    return [(o.call_id, again.get(o.call_id, o)) for o in outcomes]
+
+
+async def failures_last(batch, run):
+    pairs = await with_gather(batch, run)
+    return [p for p in pairs if p[1].ok] + [p for p in pairs if not p[1].ok]
+
+
+async def failure_as_text(batch, run):
+    return [(o.call_id, o if o.ok else o.detail)
+            for o in await asyncio.gather(*(run(r) for r in batch))]
+
+
+async def raises_on_failure(batch, run):
+    pairs = await with_gather(batch, run)
+    for _, o in pairs:
+        if not o.ok:
+            raise RuntimeError(o.detail)
+    return pairs
 
 
 async def with_a_task_group(batch, run):
@@ -52,8 +87,8 @@ async def sorted_by_id(batch, run):
     return sorted(await with_gather(batch, run))
 
 
-async def drops_the_last(batch, run):
-    return (await with_gather(batch, run))[:-1] if len(batch) > 1 else await with_gather(
+async def drops_the_first(batch, run):
+    return (await with_gather(batch, run))[1:] if len(batch) > 1 else await with_gather(
         batch, run)
 
 
@@ -66,6 +101,168 @@ async def returns_nothing(batch, run):
     await with_gather(batch, run)
 
 
+# The reviewer's wrong answers (/tmp/review/collect_batch/answers.py), short names.
+async def sequential(batch, run):
+    pairs = []
+    for request in batch:
+        outcome = await run(request)
+        pairs.append((request.call_id, outcome))
+    return pairs
+
+
+async def coroutines_awaited_in_turn(batch, run):  # building a coroutine does not start it
+    coros = [run(request) for request in batch]
+    return [(request.call_id, await coro) for request, coro in zip(batch, coros, strict=True)]
+
+
+async def append_as_completed(batch, run):
+    pairs = []
+    for fut in asyncio.as_completed([run(r) for r in batch]):
+        outcome = await fut
+        pairs.append((outcome.call_id, outcome))
+    return pairs
+
+
+async def retries_inside(batch, run):
+    async def with_retry(request):
+        outcome = await run(request)
+        if not outcome.ok:
+            outcome = await run(request)
+        return outcome
+
+    outcomes = await asyncio.gather(*(with_retry(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def dedup_by_arguments(batch, run):  # same arguments share one run and one outcome
+    first = {}
+    for request in batch:
+        first.setdefault(request.raw_arguments, request)
+    unique = list(first.values())
+    outcomes = await asyncio.gather(*(run(r) for r in unique))
+    by_args = {r.raw_arguments: o for r, o in zip(unique, outcomes, strict=True)}
+    return [(r.call_id, by_args[r.raw_arguments]) for r in batch]
+
+
+async def keyed_by_name(batch, run):  # two calls of one tool: the last outcome wins
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    by_name = {o.name: o for o in outcomes}
+    return [(r.call_id, by_name[r.name]) for r in batch]
+
+
+async def off_by_one(batch, run):
+    tasks = [asyncio.create_task(run(batch[i])) for i in range(len(batch) - 1)]
+    outcomes = await asyncio.gather(*tasks)
+    return [(batch[i].call_id, outcomes[i]) for i in range(len(outcomes))]
+
+
+async def name_as_key(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.name, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def tuple_swapped(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(o, r.call_id) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def content_not_outcome(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, o.content) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def wait_250_ms(batch, run):
+    tasks = {asyncio.create_task(run(r)): r for r in batch}
+    done, pending = await asyncio.wait(tasks, timeout=0.25)
+    for task in pending:
+        task.cancel()
+    return [(tasks[t].call_id, t.result()) for t in tasks if t in done]
+
+
+async def first_completed(batch, run):
+    tasks = [asyncio.create_task(run(r)) for r in batch]
+    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True) if t in done]
+
+
+async def dict_completion_order(batch, run):
+    answers = {}
+
+    async def one(request):
+        answers[request.call_id] = await run(request)
+
+    await asyncio.gather(*(one(r) for r in batch))
+    return answers
+
+
+async def tasks_then_gather_again(batch, run):
+    tasks = [asyncio.create_task(run(r)) for r in batch]  # noqa: F841 - the fault
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def awaits_only_the_last(batch, run):
+    tasks = [asyncio.create_task(run(r)) for r in batch]
+    await tasks[-1]
+    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True) if t.done()]
+
+
+async def reversed_order(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in reversed(batch)))
+    return [(r.call_id, o) for r, o in zip(reversed(batch), outcomes, strict=True)]
+
+
+async def pairs_shifted(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    n = len(outcomes)
+    return [(batch[i].call_id, outcomes[(i + 1) % n]) for i in range(n)]
+
+
+async def drops_the_code(batch, run):  # rebuilt from the content: a failure looks a success
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, ToolOutcome(r.call_id, r.name, o.content))
+            for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def generic_error(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, o if o.ok else ToolOutcome(r.call_id, r.name,
+                                                   '{"error": "tool failed"}', "tool_error"))
+            for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def semaphore_of_2(batch, run):
+    sem = asyncio.Semaphore(2)
+
+    async def one(r):
+        async with sem:
+            return await run(r)
+    outcomes = await asyncio.gather(*(one(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def mutates_the_batch(batch, run):
+    pairs = []
+    while batch:
+        r = batch.pop(0)
+        pairs.append((r.call_id, asyncio.create_task(run(r))))
+    return [(cid, await t) for cid, t in pairs]
+
+
+async def timeout_of_1_s(batch, run):  # a "safety" timeout drops the slower calls
+    tasks = [asyncio.create_task(run(r)) for r in batch]
+    done, pending = await asyncio.wait(tasks, timeout=1.0)
+    for t in pending:
+        t.cancel()
+    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True) if t in done]
+
+
+async def first_then_rest(batch, run):
+    first = await run(batch[0])
+    rest = await asyncio.gather(*(run(r) for r in batch[1:]))
+    return list(zip([r.call_id for r in batch], [first, *rest], strict=True))
+
+
 WRONG = [
     (zip_over_completion, "was answered with the result of call_"),
     (completion_order, "store them in request order"),
@@ -73,9 +270,53 @@ WRONG = [
     (one_after_another, "the calls ran one after another"),
     (runs_twice, "ran 2 times: its side effects happened twice"),
     (outcomes_only, "you returned outcomes: return (call id, outcome) pairs"),
-    (drops_the_last, "got none: answer every call exactly once"),
+    (drops_the_first, "got none: answer every call exactly once"),
+    (as_a_dict_of_tasks, "returned a dict: return a list of (call id, outcome) pairs in request "
+                         "order"),
+    (drops_the_failures, "fails): call_G2nX6B9KKU failed (incident_not_found) and got no "
+                         "answer: its error outcome is its answer"),
+    (retries_the_failures, "ran 2 times: its side effects happened twice"),
+    (failures_last, "store them in request order"),
+    (failure_as_text, "you answered call_G2nX6B9KKU with a str ('no incident for call_"),
+    (raises_on_failure, "your function raised RuntimeError: no incident for call_"),
     (delegates, "hands the exercise to the lab's own keel_lab.core.executor.gather_by_call_id"),
     (returns_nothing, "returned None"),
+    (sequential, "the batch took 555 ms, its slowest call 500 ms: the calls ran one after"),
+    (coroutines_awaited_in_turn, "the batch took 555 ms, its slowest call 500 ms"),
+    (append_as_completed, "store them in request order"),
+    (retries_inside, "call_G2nX6B9KKU ran 2 times: its side effects happened twice"),
+    (dedup_by_arguments, "call_DVgZnVR1tg never ran: it has the same arguments as "
+                         "call_MLV2XrT2QU, but two calls with the same arguments are still two "
+                         "calls - run each once"),
+    (keyed_by_name, "call_TNFZYyv0bs was answered with the outcome of call_G2nX6B9KKU, which "
+                    "answers call_G2nX6B9KKU too: 'lookup_incident' is a tool name, not a call "
+                    "id"),
+    (off_by_one, "call_1M3fGZrcaj never ran: run every call of the batch exactly once"),
+    (name_as_key, "you answered 'lookup_incident': that is a tool name, not a call id"),
+    (tuple_swapped, "your pairs are swapped, (outcome, call id): write (call id, outcome)"),
+    (content_not_outcome, "you answered call_1M3fGZrcaj with a str ('result of call_"),
+    (wait_250_ms, "call_1M3fGZrcaj (500 ms) was cancelled before it finished and never "
+                  "answered"),
+    (first_completed, "call_TNFZYyv0bs (500 ms) was still running when your function "
+                      "returned, and never answered"),
+    (dict_completion_order, "returned a dict: return a list of (call id, outcome) pairs"),
+    (tasks_then_gather_again, "call_1M3fGZrcaj ran 2 times"),
+    (awaits_only_the_last, "call_TNFZYyv0bs (500 ms) was still running when your function "
+                           "returned"),
+    (reversed_order, "store them in request order"),
+    (pairs_shifted, "call_TNFZYyv0bs was answered with the result of call_G2nX6B9KKU: pair "
+                    "each result with the call id it carries"),
+    (drops_the_code, "call_G2nX6B9KKU's outcome was replaced by one you built (its code "
+                     "'incident_not_found' was lost): answer each call with the ToolOutcome "
+                     "`run` returned, unchanged"),
+    (generic_error, "call_G2nX6B9KKU's outcome was replaced by one you built (its code "
+                    "'incident_not_found' became 'tool_error')"),
+    (semaphore_of_2, "the batch took 759 ms, its slowest call 500 ms"),
+    (mutates_the_batch, "you changed the batch list: read the batch, do not change it"),
+    (timeout_of_1_s, "batch 5 (3 calls: call_nYUsDGX1mb 1500 ms fails, call_bKhrN2ynrH 299 ms "
+                     "fails, call_DwJrB7BQGs 325 ms fails): call_nYUsDGX1mb (1500 ms) was "
+                     "cancelled before it finished and never answered"),
+    (first_then_rest, "the batch took 555 ms, its slowest call 500 ms"),
 ]
 
 
@@ -86,7 +327,73 @@ def test_wrong_collectors_get_their_hint(answer, hint):
     assert hint in v.hints[0]
 
 
-@pytest.mark.parametrize("answer", [as_a_dict_of_tasks, with_a_task_group])
+def test_every_wrong_collector_reports_all_four_checks():
+    assert {verify_collect_batch(answer).total for answer, _ in WRONG} == {4}
+
+
+# The reviewer's right answers.
+async def task_group_slots(batch, run):
+    slots = [None] * len(batch)
+
+    async def fill(i, request):
+        slots[i] = await run(request)
+
+    async with asyncio.TaskGroup() as group:
+        for i, request in enumerate(batch):
+            group.create_task(fill(i, request))
+    return [(request.call_id, slots[i]) for i, request in enumerate(batch)]
+
+
+async def as_completed_then_lookup(batch, run):
+    by_id = {}
+    for fut in asyncio.as_completed([run(r) for r in batch]):
+        outcome = await fut
+        by_id[outcome.call_id] = outcome
+    return [(r.call_id, by_id[r.call_id]) for r in batch]
+
+
+async def futures_and_callbacks(batch, run):
+    loop = asyncio.get_running_loop()
+    futures = [loop.create_future() for _ in batch]
+
+    def relay(future):
+        def done(task):
+            future.set_result(task.result())
+        return done
+
+    tasks = []
+    for request, future in zip(batch, futures, strict=True):
+        task = loop.create_task(run(request))
+        task.add_done_callback(relay(future))
+        tasks.append(task)
+    if futures:
+        await asyncio.wait(futures)
+    return list(zip((r.call_id for r in batch), (f.result() for f in futures), strict=True))
+
+
+async def wait_all(batch, run):
+    if not batch:
+        return []
+    tasks = [asyncio.ensure_future(run(r)) for r in batch]
+    await asyncio.wait(tasks)
+    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True)]
+
+
+async def a_generator_of_pairs(batch, run):  # loose, harmless: the executor takes it too
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return ((o.call_id, o) for o in outcomes)
+
+
+async def lists_not_tuples(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [[r.call_id, o] for r, o in zip(batch, outcomes, strict=True)]
+
+
+RIGHT = [with_tasks_by_id, with_a_task_group, task_group_slots, as_completed_then_lookup,
+         futures_and_callbacks, wait_all, a_generator_of_pairs, lists_not_tuples]
+
+
+@pytest.mark.parametrize("answer", RIGHT, ids=[a.__name__ for a in RIGHT])
 def test_right_collectors_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_collect_batch(answer)
     assert v.passed, v.hints

@@ -25,7 +25,7 @@ def test_pairing_controls_keep_their_defaults_within_the_budgeted_range(capsys):
 
 def test_partial_success_runs_are_capped(capsys):
     runs = partial_success_explorer().controls["runs"]
-    assert (runs.value, runs.min, runs.max) == (30, 10, 100)
+    assert (runs.value, runs.min, runs.max) == (1000, 100, 3000)
 
 
 def test_set_moves_several_controls_and_redraws_once(capsys):

@@ -1,7 +1,7 @@
 import pytest
 
-from keel_lab import run_status
-from keel_lab.core.partial_success import is_business_error
+from keel_lab import OfflineAdapter, Runner, run_status
+from keel_lab.core.partial_success import Status, is_business_error
 
 
 @pytest.mark.parametrize(("codes", "status"), [
@@ -23,3 +23,17 @@ def test_business_errors():
     assert not is_business_error(None)
     assert not is_business_error("approval_required")
     assert not is_business_error("unknown_tool")
+
+
+def test_outcome_mix_draws_end_runs_as_the_runner_ends_them():
+    from keel_lab.course.experiments.faults import fail_fast
+    from keel_lab.course.experiments.partial_success import flaky_tools, run_outcome
+    from keel_lab.course.scenarios import compare_question
+    question = compare_question(3)
+    for k in range(60):
+        key = f"0:0.4:{k}"
+        r = Runner(OfflineAdapter(), flaky_tools(key, 0.4, 0.25), seed=k).run(question)
+        strict = Runner(OfflineAdapter(), flaky_tools(key, 0.4, 0.25), seed=k,
+                        status_rule=fail_fast).run(question)
+        ending = "failed" if r.status == Status.FAILED else "partial" if r.partial else "completed"
+        assert run_outcome(key, 0.4, 3, 0.25) == (ending, strict.status == Status.FAILED)
