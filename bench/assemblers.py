@@ -57,12 +57,12 @@ def shapes() -> list[dict[str, str]]:
         if name not in EXPECTED:
             raise SystemExit(f"{name}: no entry in bench/expected_calls.py")
         want = [RunCall(c.id, c.name, c.arguments) for c in EXPECTED[name].runs]
-        got = others(records, fmt)
+        got, turn = others(records, fmt), diagnose(records, fmt)
         rows.append({"stream": name, "group": shape_group(name),
                      "intended": f"{len(want)} run, {len(EXPECTED[name].not_run)} never run",
                      "lab": verdict(attempt(partial(lab_calls, fmt=fmt), records), want),
-                     "SDK": verdict(got["sdk"], want),
-                     "langchain-core": verdict(got["langchain"], want)})
+                     "SDK": verdict(got["sdk"], want, turn),
+                     "langchain-core": verdict(got["langchain"], want, turn)})
     return rows
 
 
@@ -159,7 +159,7 @@ def summary(rows: list[dict[str, str]]) -> dict[str, str]:
         compared = [r for r in rows if r[label] != "-"]
         correct = sum(r[label].startswith("correct") for r in compared)
         cells.append(f"{label} {correct}/{len(compared)}")
-    return {f"recordings assembled exactly as intended ({len(rows)}; "
+    return {f"generated streams assembled exactly as intended ({len(rows)}; "
             "`bench/assemblers.py --shapes`)": "; ".join(cells)}
 
 

@@ -1,4 +1,4 @@
-"""Write the recorded streams under data/streams/ from one description of each turn.
+"""Write the generated streams under data/streams/ from one description of each turn.
 
 The streams follow the providers' documented wire formats; the quirk streams reproduce shapes
 reported in public bug trackers (docs/stream-quirks-sources.md). Generated, not hand-typed,

@@ -22,7 +22,7 @@ from keel_lab.course.experiments.accumulators import (
     verdict,
 )
 from keel_lab.course.experiments.providers import STREAMS, stream_names
-from keel_lab.providers.diagnosis import read_stream
+from keel_lab.providers.diagnosis import diagnose, read_stream
 from keel_lab.providers.replay import ReplayServer
 
 A = RunCall("call_a", "lookup_incident", {"incident_id": "INC-001"})
@@ -159,3 +159,33 @@ def test_comparison_report_has_a_row_per_recording_and_counts_the_correct():
     assert 0 < correct["sdk"] < report.data["compared"]["sdk"]
     assert report.data["compared"]["langchain_core"] == sum(
         n.split("/")[0] not in ("openai-responses", "anthropic") for n in rows)
+
+
+def test_an_accumulator_exposes_the_refusal_stop_reason_and_runs_nothing_itself():
+    r = records("anthropic/stop_refusal.sse")
+    turn = diagnose(r, "anthropic")
+    got = anthropic_sdk_calls(r)
+    assert lab_calls(r, "anthropic") == [] and len(got) == 1
+    assert (got.field, got.ending) == ("stop_reason", "refusal")
+    assert verdict(got, [], turn) == ("correct (returns 1 and stop_reason 'refusal': "
+                                      "a client that ignores it runs 1)")
+    assert verdict(got, []) == "wrong: runs 1 it must not"  # the client that ignores it
+    row = next(x for x in comparison_report().rows if x["stream"] == "anthropic/stop_refusal.sse")
+    assert row["sdk"].startswith("correct") and "stop_reason 'refusal'" in row["sdk"]
+
+
+def test_langchain_core_exposes_the_finish_reason_and_a_cut_stream_has_none():
+    r = records("quirks/finish_content_filter.sse")
+    got = langchain_calls(langchain_chunks(sdk_chunks(r)))
+    assert (got.ending, len(got)) == ("content_filter", 2)
+    assert verdict(got, [], diagnose(r, "openai-chat")).startswith("correct (returns 2 and "
+                                                                   "finish_reason 'content")
+    cut = records("quirks/truncated.sse")
+    assert sdk_calls(sdk_chunks(cut)).exposes() == "no finish_reason"
+
+
+def test_an_exposed_ending_excuses_nothing_the_lab_refuses_for_another_reason():
+    r = records("quirks/duplicate_id.sse")
+    got = sdk_calls(sdk_chunks(r))
+    assert got.ending == "tool_calls"
+    assert verdict(got, [], diagnose(r, "openai-chat")) == "wrong: runs 2 it must not"

@@ -1,4 +1,4 @@
-"""The lab's assembler beside the accumulators people use, on the same recorded streams: which of
+"""The lab's assembler beside the accumulators people use, on the same generated streams: which of
 them runs exactly the calls a stream means, and nothing it must not run.
 
 Each accumulator is fed as its own client feeds it: the official `openai` SDK's
@@ -6,11 +6,14 @@ Each accumulator is fed as its own client feeds it: the official `openai` SDK's
 reading; the `anthropic` SDK's `accumulate_event`; langchain-core's chunk merging, fed the
 `AIMessageChunk`s langchain-openai would build (its `_convert_delta_to_message_chunk` is mirrored
 here, since langchain-openai is not installed). None of them refuses: every call whose arguments
-parse as a JSON object is run (langchain-core's `invalid_tool_calls` excepted).
+parse as a JSON object is run (langchain-core's `invalid_tool_calls` excepted). An accumulator
+runs nothing itself, though: beside the calls it exposes how the turn ended (`finish_reason`,
+`stop_reason`, `status`), so where the lab refuses a turn for its ending, a call runs only in a
+client that ignores that field - the verdict says so, and counts the accumulator correct.
 
 The Ollama and Gemini clients are not installed here (and both formats send whole calls):
-those recordings are not compared. The reference is what the lab runs
-(tests/lab/test_expected_calls.py holds the lab to what each recording was generated to mean;
+those streams are not compared. The reference is what the lab runs
+(tests/lab/test_expected_calls.py holds the lab to what each stream was generated to mean;
 bench/assemblers.py compares them all with that directly).
 """
 
@@ -19,7 +22,7 @@ from __future__ import annotations
 import json
 import warnings
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from importlib.util import find_spec
 from itertools import takewhile
@@ -45,10 +48,23 @@ class RunCall:
 
 
 COMPARED = ("openai-chat", "openai-responses", "anthropic")  # an accumulator is installed here
+TURN_ENDINGS = ("unusual_finish", "truncated")  # the lab's refusals of a turn for how it ended
+
+
+class Returned(list[RunCall]):
+    """The calls an accumulator returns, and the turn's ending it exposes beside them: a client
+    gets both, and whether a call runs is the client's decision, not the accumulator's."""
+
+    def __init__(self, calls: Iterable[RunCall], field: str, ending: str | None) -> None:
+        super().__init__(calls)
+        self.field, self.ending = field, ending
+
+    def exposes(self) -> str:
+        return f"{self.field} {self.ending!r}" if self.ending else f"no {self.field}"
 
 
 def recordings() -> list[tuple[str, str, Records]]:
-    """Every recorded stream of a compared format: name, format, payloads (`[DONE]` a marker)."""
+    """Every generated stream of a compared format: name, format, payloads (`[DONE]` a marker)."""
     streams = [(name, *read_stream(data.path("streams", name))) for name in stream_names()]
     return [(name, fmt, records) for name, fmt, records in streams if fmt in COMPARED]
 
@@ -69,19 +85,20 @@ def sdk_chunks(records: Records) -> list[Any]:
     return [ChatCompletionChunk.construct(**r) for r in takewhile(lambda r: r is not DONE, records)]
 
 
-def sdk_calls(chunks: Sequence[Any]) -> list[RunCall]:
+def sdk_calls(chunks: Sequence[Any]) -> Returned:
     """The calls the SDK's accumulator returns whose arguments parse as a JSON object."""
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
     state: ChatCompletionStreamState[Any] = ChatCompletionStreamState()
     for chunk in chunks:
         state.handle_chunk(chunk)
-    message = state.get_final_completion().choices[0].message
-    return [RunCall(c.id, c.function.name, args) for c in message.tool_calls or []
-            if isinstance(args := _json_object(c.function.arguments), dict)]
+    choice = state.get_final_completion().choices[0]
+    return Returned((RunCall(c.id, c.function.name, args) for c in choice.message.tool_calls or []
+                     if isinstance(args := _json_object(c.function.arguments), dict)),
+                    "finish_reason", choice.finish_reason)
 
 
-def responses_sdk_calls(records: Records) -> list[RunCall]:
+def responses_sdk_calls(records: Records) -> Returned:
     """The function calls of the SDK's final Responses object (`get_final_response` reads the
     same state) whose arguments parse as a JSON object."""
     from openai import omit
@@ -96,11 +113,13 @@ def responses_sdk_calls(records: Records) -> list[RunCall]:
     response = state._completed_response
     if response is None:
         raise RuntimeError("Didn't receive a `response.completed` event.")
-    return [RunCall(o.call_id, o.name, args) for o in response.output
-            if o.type == "function_call" and isinstance(args := _json_object(o.arguments), dict)]
+    return Returned((RunCall(o.call_id, o.name, args) for o in response.output
+                     if o.type == "function_call"
+                     and isinstance(args := _json_object(o.arguments), dict)),
+                    "status", response.status)
 
 
-def anthropic_sdk_calls(records: Records) -> list[RunCall]:
+def anthropic_sdk_calls(records: Records) -> Returned:
     """The `tool_use` blocks of the anthropic SDK's final message (its `get_final_message`)."""
     from anthropic.lib.streaming._messages import accumulate_event
 
@@ -115,8 +134,9 @@ def anthropic_sdk_calls(records: Records) -> list[RunCall]:
                                     json_bufs=buffers)
     if snapshot is None:
         raise RuntimeError("no message_start: the SDK has no message")
-    return [RunCall(b.id, b.name, b.input) for b in snapshot.content
-            if b.type == "tool_use" and isinstance(b.input, dict)]
+    return Returned((RunCall(b.id, b.name, b.input) for b in snapshot.content
+                     if b.type == "tool_use" and isinstance(b.input, dict)),
+                    "stop_reason", snapshot.stop_reason)
 
 
 def _json_object(text: Any) -> Any:
@@ -127,7 +147,9 @@ def _json_object(text: Any) -> Any:
 
 
 def langchain_chunks(sdk: Sequence[Any]) -> list[Any]:
-    """The `AIMessageChunk`s langchain-openai builds from the SDK's chunks."""
+    """The `AIMessageChunk`s langchain-openai builds from the SDK's chunks; the finish reason
+    goes into `response_metadata`, where langchain-core's `stream` puts langchain-openai's
+    `generation_info`."""
     from langchain_core.messages import AIMessageChunk
     from langchain_core.messages.tool import tool_call_chunk
 
@@ -143,23 +165,36 @@ def langchain_chunks(sdk: Sequence[Any]) -> list[Any]:
                        for e in delta.get("tool_calls") or []]
         except (KeyError, AttributeError):  # langchain-openai drops the chunk's entries
             entries = []
-        out.append(AIMessageChunk(content=delta.get("content") or "",
-                                  tool_call_chunks=entries))
+        finish = choices[0].get("finish_reason") if choices else None
+        out.append(AIMessageChunk(content=delta.get("content") or "", tool_call_chunks=entries,
+                                  response_metadata={"finish_reason": finish} if finish else {}))
     return out
 
 
-def langchain_calls(chunks: Sequence[Any]) -> list[RunCall]:
+def langchain_calls(chunks: Sequence[Any]) -> Returned:
     """The `tool_calls` of langchain-core's merged message (its invalid ones do not run)."""
     from langchain_core.messages.ai import add_ai_message_chunks
 
     merged = add_ai_message_chunks(chunks[0], *chunks[1:])
-    return [RunCall(c["id"], c["name"], c["args"]) for c in merged.tool_calls]
+    return Returned((RunCall(c["id"], c["name"], c["args"]) for c in merged.tool_calls),
+                    "finish_reason", merged.response_metadata.get("finish_reason"))
 
 
-def verdict(got: Got, expected: list[RunCall]) -> str:
-    """"correct" when exactly the expected calls would run; else what goes wrong."""
+def ending_refused(turn: Diagnosis) -> bool:
+    """The lab refuses the whole turn for how it ended (an unusual finish reason, or none)."""
+    return any(n.action == "refused" and n.quirk in TURN_ENDINGS for n in turn.diagnostics)
+
+
+def verdict(got: Got, expected: list[RunCall], turn: Diagnosis | None = None) -> str:
+    """"correct" when exactly the expected calls would run; else what goes wrong. With the lab's
+    `turn`, calls returned from a turn the lab refuses for its ending are correct when the
+    accumulator exposes that ending: running them is the mistake of a client that ignores it."""
     if got is None:
         return "-"
+    if (turn is not None and isinstance(got, Returned) and got and not expected
+            and ending_refused(turn) and got.ending == turn.finish_reason):
+        return (f"correct (returns {len(got)} and {got.exposes()}: "
+                f"a client that ignores it runs {len(got)})")
     if isinstance(got, BaseException):
         return f"fails ({type(got).__name__}): runs nothing" + (
             f", misses {len(expected)}" if expected else "")
@@ -209,7 +244,8 @@ def describe(calls: list[RunCall], total: int) -> str:
 
 
 def comparison_report() -> Report:
-    """Per recording: what the lab runs, and whether the SDK and langchain-core run just that."""
+    """Per stream: what the lab runs, and whether the SDK and langchain-core give a client
+    just that (or the ending for which the lab refuses the turn)."""
     rows = []
     for name, fmt, records in recordings():
         d = diagnose(records, fmt)
@@ -217,13 +253,13 @@ def comparison_report() -> Report:
         got = others(records, fmt)
         rows.append({"stream": name, "group": shape_group(name),
                      "lab_runs": describe(lab, len(d.calls)),
-                     "sdk": verdict(got["sdk"], lab),
-                     "langchain_core": verdict(got["langchain"], lab)})
+                     "sdk": verdict(got["sdk"], lab, d),
+                     "langchain_core": verdict(got["langchain"], lab, d)})
     correct = {k: sum(r[k].startswith("correct") for r in rows)
                for k in ("sdk", "langchain_core")}
     compared = {k: sum(r[k] != "-" for r in rows) for k in ("sdk", "langchain_core")}
     return Report("accumulators", {"streams": len(rows)},
                   {"correct": correct, "compared": compared}, rows,
-                  [f"the official SDKs run exactly the lab's calls on {correct['sdk']} of "
-                   f"{compared['sdk']} streams, langchain-core on {correct['langchain_core']} "
-                   f"of {compared['langchain_core']}"])
+                  [f"the official SDKs give a client exactly the lab's calls on {correct['sdk']} "
+                   f"of {compared['sdk']} streams, langchain-core on "
+                   f"{correct['langchain_core']} of {compared['langchain_core']}"])

@@ -95,7 +95,7 @@ def quirks_report() -> Report:
               for g in dict.fromkeys(r["group"] for r in rows)}
     counts = {p: sum(r["policy"] == p for r in rows) for p in POLICIES}
     return Report("quirks", {"streams": len(rows)}, {"groups": groups}, rows,
-                  [f"{len(rows)} recorded shapes in {len(groups)} groups: "
+                  [f"{len(rows)} reported shapes in {len(groups)} groups: "
                    f"{counts['tolerated']} tolerated with the exact calls, "
                    f"{counts['reported']} reported, {counts['refused']} refused"])
 
