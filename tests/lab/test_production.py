@@ -1,6 +1,12 @@
 """Chapter 8's experiments: the figures the chapter's prose relies on."""
 
-from keel_lab.course.experiments.production import event_store, rendering, scheduling, screen
+from keel_lab.course.experiments.production import (
+    crash_and_resume,
+    event_store,
+    rendering,
+    scheduling,
+    screen,
+)
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import plot
 
@@ -37,6 +43,13 @@ def test_event_store_reader_sees_each_event_once(tmp_path):
     assert first["got"] + resumed["got"] == restarted["got"]
     assert len(restarted["got"]) == report.data["events"]
     assert len(report.data["resumed_runs"]) == 1 and crashed["events"] == "runs only call-1"
+
+
+def test_resuming_is_at_least_once_unless_the_tool_deduplicates_on_the_call_id():
+    after_effect = crash_and_resume("tool.finished")
+    assert (after_effect.data["plain"], after_effect.data["dedupe"]) == (2, 1)
+    before_effect = crash_and_resume("tool.requested")
+    assert (before_effect.data["plain"], before_effect.data["dedupe"]) == (1, 1)
 
 
 def test_registered():

@@ -1,8 +1,8 @@
-"""The event store: sequence numbers, resuming readers, restarts, and idempotent resumes."""
+"""The event store: sequence numbers, resuming readers, restarts, and what a restarted turn runs."""
 
 from keel_lab.core.events import Event
 from keel_lab.core.protocol import ToolRequest
-from keel_lab.course.production.store import EventStore, Record
+from keel_lab.course.production.store import EventStore, Record, to_resume
 
 
 def test_append_numbers_and_persists(tmp_path):
@@ -13,7 +13,7 @@ def test_append_numbers_and_persists(tmp_path):
     again = EventStore(tmp_path / "e.jsonl")
     assert again.read() == [first, second]
     assert again.read(run_id="run-b") == [second]
-    assert second.event == Event("tool.failed", "c1", 0.5, "unknown_tool")
+    assert (second.kind, second.ref, second.code) == ("tool.failed", "c1", "unknown_tool")
     assert again.append("run-a", Event("model.called", "step-1", 1.0)).seq == 3
 
 
@@ -27,14 +27,15 @@ def test_a_reader_resumes_from_its_cursor(tmp_path):
     assert store.read(after=5) == []
 
 
-def test_unfinished_skips_calls_with_an_outcome(tmp_path):
+def test_to_resume_runs_every_confirmed_call_without_an_outcome(tmp_path):
     store = EventStore(tmp_path / "e.jsonl")
-    requests = [ToolRequest(f"c{n}", "lookup_incident", "{}", {}) for n in range(3)]
+    for n in range(4):
+        store.confirm("r", ToolRequest(f"c{n}", "lookup_incident", "{}", {}), 0.0)
     store.append("r", Event("tool.requested", "c0", 0.0))
     store.append("r", Event("tool.finished", "c0", 0.1))
-    store.append("r", Event("tool.requested", "c1", 0.0))  # started, never finished
+    store.append("r", Event("tool.requested", "c1", 0.0))  # started, never finished: runs again
     store.append("r", Event("tool.failed", "c2", 0.1, "incident_not_found"))
-    store.append("other", Event("tool.finished", "c1", 0.1))  # another run's call
-    assert store.finished("r") == {"c0", "c2"}
-    assert [r.call_id for r in store.unfinished("r", requests)] == ["c1"]
-    assert isinstance(store.read()[0], Record)
+    store.append("r", Event("tool.requested", "c1", 1.0))  # a first restart, crashed again
+    store.append("other", Event("tool.finished", "c3", 0.1))  # another run's call
+    assert to_resume(store.read(run_id="r")) == ["c1", "c3"]
+    assert store.read()[0].name == "lookup_incident" and isinstance(store.read()[0], Record)

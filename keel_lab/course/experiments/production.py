@@ -3,6 +3,8 @@ each measured on the lab."""
 
 from __future__ import annotations
 
+import json
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -10,15 +12,25 @@ from keel_lab.core.clock import run_coroutine
 from keel_lab.core.events import Event
 from keel_lab.core.executor import Executor, TurnResult, seeded_latency
 from keel_lab.core.ids import RunIds
-from keel_lab.core.runner import Runner
+from keel_lab.core.messages import AssistantMessage
+from keel_lab.core.model import ScriptedAdapter
+from keel_lab.core.protocol import ToolCall
+from keel_lab.core.runner import Runner, RunResult
 from keel_lab.core.streaming import assemble, cancel_after
+from keel_lab.core.tools import ToolOutcome, invoke
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.production.graph import GraphExecutor, dependencies
 from keel_lab.course.production.screen import Phase, arrivals, screen_frames
-from keel_lab.course.production.store import TERMINAL, EventStore
-from keel_lab.course.scenarios import COMPARE, compare_question, offline_stream, turn_requests
+from keel_lab.course.production.store import TERMINAL, EventStore, Record, journal, to_resume
+from keel_lab.course.scenarios import (
+    COMPARE,
+    NOTE,
+    compare_question,
+    offline_stream,
+    turn_requests,
+)
 
 
 def _short(call_id: str) -> str:
@@ -118,14 +130,75 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
                  "got": [r.seq for r in restarted], "events": f"{len(restarted)} events"})
     requests = assemble(offline_stream(COMPARE, seed)).requests
     crashed = RunIds.seeded(seed + 1).run_id
-    first = requests[0]
-    store.append(crashed, Event("tool.requested", first.call_id, 0.0))
-    store.append(crashed, Event("tool.finished", first.call_id, 0.1))
-    todo = store.unfinished(crashed, requests)
+    for request in requests:
+        store.confirm(crashed, request, 0.0)
+    store.append(crashed, Event("tool.requested", requests[0].call_id, 0.0))
+    store.append(crashed, Event("tool.finished", requests[0].call_id, 0.1))
+    todo = to_resume(store.read(run_id=crashed))
     rows.append({"reader": "turn resumed after a crash", "after": 0,
                  "got": [r.seq for r in store.read(run_id=crashed)],
-                 "events": "runs only " + ", ".join(_short(r.call_id) for r in todo)})
+                 "events": "runs only " + ", ".join(_short(c) for c in todo)})
     return Report("event_store", {"seed": seed, "seen_before_drop": seen_before_drop},
-                  {"events": len(result.events), "resumed_runs": [r.call_id for r in todo]},
+                  {"events": len(result.events), "resumed_runs": todo},
                   rows, ["the reader saw every event exactly once; finished calls are not "
                          "run again"])
+
+
+def _cut(run: RunResult, kept: int) -> list[Record]:
+    """`run`'s store records as a crash after the first `kept` of them leaves them."""
+    with tempfile.TemporaryDirectory() as folder:
+        return journal(EventStore(Path(folder) / "events.jsonl"), run)[:kept]
+
+
+def crashed_log(question: str = COMPARE, seed: int = 0, kept: int = 6) -> list[Record]:
+    """The store's records of a seeded run of `question`, four calls at a time, as a crash
+    after the first `kept` of them leaves them (seeded delays: completion order is not request
+    order; a fifth call waits for a free slot)."""
+    return _cut(Runner(OfflineAdapter(seed), executor=Executor(4, seeded_latency(seed)))
+                .run(question), kept)
+
+
+def graph_log(seed: int = 0, kept: int = 11, limit: int = 4) -> list[Record]:
+    """Section 1's turn run by the dependency-graph executor, as a crash after the first `kept`
+    records leaves it: calls start when what they wait for is done, so a later call can start
+    before an earlier one (the note on INC-001 waits for the lookup of INC-001)."""
+    calls = tuple(ToolCall(r.call_id, r.name, r.raw_arguments) for r in turn_requests(seed))
+    model = ScriptedAdapter([AssistantMessage("", calls), AssistantMessage("done")])
+    executor = GraphExecutor(limit, seeded_latency(seed, 0.05, 0.4))
+    return _cut(Runner(model, incident_tools(), executor, seed=seed).run("section 1's turn"),
+                kept)
+
+
+def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Report:
+    """The note turn crashes just before its `crash_before` record reaches the store, and a
+    restarted process runs what `to_resume` finds. The notes live in the incident system, which
+    outlives the agent: a plain note tool writes again when the crash fell after its effect; one
+    that de-duplicates on the call id it is given answers the repeat from what it stored."""
+    request = assemble(offline_stream(NOTE, seed)).requests[0]
+    rows: list[dict[str, object]] = []
+    for dedupe in (False, True):
+        tools = incident_tools()
+        answered: dict[str, ToolOutcome] = {}
+        notes = 0
+        with tempfile.TemporaryDirectory() as folder:
+            store = EventStore(Path(folder) / "events.jsonl")
+            store.confirm("run", request, 0.0)
+            for process, crash in (("first (crashes)", crash_before), ("restarted", "")):
+                todo = to_resume(store.read())
+                for call_id in todo:
+                    if crash == "tool.requested":
+                        break
+                    store.append("run", Event("tool.requested", call_id, 0.0))
+                    if not (dedupe and call_id in answered):
+                        answered[call_id] = run_coroutine(invoke(tools.get(request.name),
+                                                                 request))
+                        notes = json.loads(answered[call_id].content)["notes"]
+                    if crash != "tool.finished":
+                        store.append("run", Event("tool.finished", call_id, 0.1))
+                rows.append({"note tool": "de-duplicates on call id" if dedupe else "plain",
+                             "process": process, "runs": [_short(c) for c in todo],
+                             "notes on INC-001": notes})
+    plain, keyed = rows[1]["notes on INC-001"], rows[3]["notes on INC-001"]
+    return Report("crash_and_resume", {"crash_before": crash_before, "seed": seed},
+                  {"plain": plain, "dedupe": keyed}, rows,
+                  [f"notes after the restart: plain tool {plain}, de-duplicating tool {keyed}"])

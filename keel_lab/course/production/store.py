@@ -3,36 +3,40 @@
 Every event is one JSON line with the next sequence number, written and flushed before
 `append` returns, so a crash loses nothing that was acknowledged. A reader (a UI, a log
 shipper) remembers the last number it saw and asks for what came after it: a dropped
-connection resumes without a gap or a duplicate. Call ids run through every record, so a
-resumed turn can tell which calls already finished and must not run again.
+connection resumes without a gap or a duplicate. A turn's confirmed calls are written before any
+of them runs, and call ids run through every record, so a restarted turn can tell from the store
+alone which calls it still has to run (`to_resume`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Literal
 
 from keel_lab.core.events import Event, EventKind
+from keel_lab.core.messages import AssistantMessage
 from keel_lab.core.protocol import ToolRequest
+from keel_lab.core.runner import RunResult
 
 TERMINAL: tuple[EventKind, ...] = ("tool.finished", "tool.failed")
+CONFIRMED: Literal["tool.confirmed"] = "tool.confirmed"  # the finish confirmed it: it will run
+Kind = EventKind | Literal["tool.confirmed"]
 
 
 @dataclass(frozen=True, slots=True)
 class Record:
     seq: int  # its place in the store
     run_id: str
-    kind: EventKind
-    ref: str
+    kind: Kind
+    ref: str  # the call id; for model.called, "step-<n>"
     time: float
     code: str | None = None
-
-    @property
-    def event(self) -> Event:
-        return Event(self.kind, self.ref, self.time, self.code)
+    name: str | None = None  # tool.confirmed: the call itself, enough to run it after a restart
+    arguments: str | None = None
 
 
 class EventStore:
@@ -44,9 +48,19 @@ class EventStore:
         self.path.touch()
 
     def append(self, run_id: str, event: Event) -> Record:
+        return self._write(run_id, event.kind, event.ref, event.time, event.code)
+
+    def confirm(self, run_id: str, request: ToolRequest, time: float) -> Record:
+        """Write down a confirmed call before it runs: the store, not the process, holds the
+        turn's list of calls."""
+        return self._write(run_id, CONFIRMED, request.call_id, time, name=request.name,
+                           arguments=request.raw_arguments)
+
+    def _write(self, run_id: str, kind: Kind, ref: str, time: float, code: str | None = None,
+               name: str | None = None, arguments: str | None = None) -> Record:
         records = self.read()
-        record = Record(records[-1].seq + 1 if records else 1, run_id, event.kind, event.ref,
-                        event.time, event.code)
+        record = Record(records[-1].seq + 1 if records else 1, run_id, kind, ref, time, code,
+                        name, arguments)
         with self.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(asdict(record)) + "\n")
             f.flush()
@@ -59,11 +73,24 @@ class EventStore:
         records = [Record(**json.loads(line)) for line in lines if line.strip()]
         return [r for r in records if r.seq > after and run_id in (None, r.run_id)]
 
-    def finished(self, run_id: str) -> set[str]:
-        """Call ids of the run that already have their one outcome."""
-        return {r.ref for r in self.read(run_id=run_id) if r.kind in TERMINAL}
 
-    def unfinished(self, run_id: str, requests: Sequence[ToolRequest]) -> list[ToolRequest]:
-        """The requests a resumed turn still has to run: the call id is the idempotency key."""
-        done = self.finished(run_id)
-        return [r for r in requests if r.call_id not in done]
+def journal(store: EventStore, result: RunResult) -> list[Record]:
+    """A run's events as a production runner writes them: after each model turn, the calls the
+    turn confirmed, before any of them runs (the lab's runner keeps them in its messages)."""
+    turns = [m.tool_calls for m in result.messages if isinstance(m, AssistantMessage)]
+    out = []
+    for event in result.events:
+        out.append(store.append(result.run_id, event))
+        step = int(event.ref.removeprefix("step-")) if event.kind == "model.called" else -1
+        for call in turns[step] if 0 <= step < len(turns) else ():
+            out.append(store.confirm(result.run_id, ToolRequest.from_call(call), event.time))
+    return out
+
+
+def to_resume(records: Iterable[Record]) -> list[str]:
+    """The call ids a restarted turn must still run, in request order: every confirmed call
+    without an outcome record. One that only started runs again - its effect may have happened
+    just before the crash - so resuming is at-least-once, never exactly-once."""
+    records = list(records)
+    done = {r.ref for r in records if r.kind in TERMINAL}
+    return list(dict.fromkeys(r.ref for r in records if r.kind == CONFIRMED and r.ref not in done))
