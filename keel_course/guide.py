@@ -42,14 +42,17 @@ from keel_lab.course.checks.check import POINTS, VERIFIERS
 # Each exercise's table of known-wrong answers: (test module, table name); every entry is
 # (function, a part of the hint the test expects).
 WRONG_ANSWERS: dict[str, tuple[str, str]] = {
+    "accumulate": ("test_checks_accumulate", "WRONG"),
     "answer_all": ("test_checks", "ANSWER_ALL_WRONG"),
     "count_in_order": ("test_checks_count_in_order", "WRONG"),
-    "pair_results": ("test_checks", "PAIR_WRONG"),
+    "pair_results": ("test_checks_pair_results", "WRONG"),
     "make_batches": ("test_checks", "BATCH_WRONG"),
+    "read_turn": ("test_checks_read_turn", "WRONG"),
     "is_executable": ("test_checks", "EXECUTABLE_WRONG"),
-    "run_status": ("test_checks", "STATUS_WRONG"),
+    "status_history": ("test_checks_status_history", "WRONG"),
     "collect_batch": ("test_checks_collect_batch", "WRONG"),
     "answer_responses": ("test_checks_providers", "WRONG"),
+    "calls_to_resume": ("test_checks_calls_to_resume", "WRONG"),
 }
 
 REGION = re.compile(r"(<!-- generated: (\w+) (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
@@ -101,7 +104,8 @@ def notebook(checkout: Checkout, chapter: str) -> dict[str, Any]:
 
 
 def chapters(checkout: Checkout) -> list[str]:
-    return sorted(p.stem for p in checkout.solutions.glob("*.ipynb"))
+    """The core path's chapters (`NN_name`); the optional deeper notebooks have no class plan."""
+    return sorted(p.stem for p in checkout.solutions.glob("0[1-9]_*.ipynb"))
 
 
 def sections(checkout: Checkout, chapter: str) -> list[str]:

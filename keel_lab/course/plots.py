@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.fonts import register_cjk_font
@@ -184,24 +184,26 @@ def timeline_gantt(report: Report) -> Figure:
 
 
 def outcomes_plot(report: Report) -> Figure:
-    """Stacked shares of run outcomes per failure rate, and what fail-fast would fail."""
+    """Shares of run outcomes per failure rate (points), each over the 95% range that chance
+    allows around its theory for this many runs (band): points in their bands agree with the
+    rule, and bands that do not overlap are rates the runs tell apart."""
     fig, ax = _figure(9.0, 3.6)
-    rows = report.rows
-    xs = [f"{r['failure_rate']:.0%}" for r in rows]
-    bottom = [0.0] * len(rows)
-    for key, color, label in (("completed", "#66c2a5", N_("completed")),
-                              ("partial", "#ffd92f", N_("completed, marked partial")),
-                              ("failed", "#fc8d62", N_("failed (a tool crashed)"))):
-        values = [r[key] for r in rows]
-        ax.bar(xs, values, bottom=bottom, color=color, label=_(label))
-        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
-    ax.plot(xs, [r["failed_if_fail_fast"] for r in rows], "ko--",
-            label=_("failed if any error failed the run"))
+    runs, xs = report.params["runs"], [r["failure_rate"] for r in report.rows]
+    for key, color, style, label in (
+            ("completed", "#66c2a5", "o-", N_("completed")),
+            ("partial", "#e6ab02", "s-", N_("completed, marked partial")),
+            ("failed", "#fc8d62", "^-", N_("failed (a tool crashed)")),
+            ("failed_if_fail_fast", "black", "x--", N_("failed if any error failed the run"))):
+        bands = [binomial_range(t[key], runs) for t in report.data["theory"]]
+        ax.fill_between(xs, [lo for lo, _ in bands], [hi for _, hi in bands], color=color,
+                        alpha=0.3, linewidth=0)
+        ax.plot(xs, [r[key] for r in report.rows], style, color=color, label=_(label))
     ax.set_xlabel(_("share of lookups that fail"))
     ax.set_ylabel(_("share of runs"))
-    ax.set_ylim(0, 1.05)
-    ax.set_title(_("How runs end as tools fail ({runs} runs per rate)")
-                 .format(runs=report.params["runs"]))
+    ax.set_ylim(0, 1.02)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_title(_("How runs end as tools fail ({runs} runs per rate; bands: 95% range "
+                   "around the theory)").format(runs=runs), fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
@@ -213,7 +215,8 @@ POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
 
 
 def quirks_plot(report: Report) -> Figure:
-    """Per group of recorded shapes: how many the lab's policies tolerate, report or refuse."""
+    """Per group of reported shapes (streams generated to reproduce public reports): how many
+    the lab's policies tolerate, report or refuse."""
     groups = report.data["groups"]
     fig, ax = _figure(7.5, 0.5 * len(groups) + 1.4)
     names = [f"{g} ({sum(c.values())})" for g, c in groups.items()]
@@ -224,7 +227,7 @@ def quirks_plot(report: Report) -> Figure:
         left = [a + b for a, b in zip(left, counts, strict=True)]
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel(_("recorded shapes"))
+    ax.set_xlabel(_("reported shapes"))
     ax.set_ylabel(_("what the shape bends"))
     ax.set_title(_("Real-world stream shapes: the lab's policy for each"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, over no bar
@@ -330,12 +333,6 @@ PLOTS: dict[str, Callable[[Report], Figure]] = {
     "outcomes": outcomes_plot, "quirks": quirks_plot, "scheduling": scheduling_gantt,
     "screen": screen_plot, "block_close": block_close_plot, "naive_clients": naive_clients_plot,
 }
-
-
-def labelled(fig: Figure, label: str) -> Figure:
-    """The figure with a heading above its own title (chapter 6 names the fault it measures)."""
-    fig.suptitle(label, fontweight="bold")
-    return fig
 
 
 def plot(report: Report) -> Figure | None:

@@ -47,10 +47,11 @@ COLUMNS = [N_("chapter"), N_("exercise"), N_("status"), N_("when"), N_("last hin
 # The course's exercises in course order, each with its chapter (the notebook's name without
 # `.ipynb`); tests/lab/test_progress.py keeps this equal to the notebooks.
 CHAPTERS: dict[str, str] = {
-    "answer_all": "01_history", "count_in_order": "02_pairing", "pair_results": "02_pairing",
-    "make_batches": "03_batching", "is_executable": "04_streaming",
-    "run_status": "05_partial_success", "collect_batch": "06_faults",
-    "answer_responses": "07_providers",
+    "accumulate": "01_history", "answer_all": "01_history", "count_in_order": "02_pairing",
+    "pair_results": "02_pairing", "make_batches": "03_batching", "read_turn": "04_streaming",
+    "is_executable": "04_streaming", "status_history": "05_partial_success",
+    "collect_batch": "06_faults", "answer_responses": "07_providers",
+    "calls_to_resume": "08_production",
 }
 
 

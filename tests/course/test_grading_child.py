@@ -34,10 +34,10 @@ def test_errors_name_the_cell_and_never_escape():
 
 def test_a_hint_points_at_the_line_of_the_learners_cell():
     ns = namespace()
-    run_chunk({"cell": 7, "source": "def run_status(codes):\n    return codes[99]\n",
+    run_chunk({"cell": 7, "source": "def status_history(events):\n    return events[99]\n",
                "keep": None}, ns)
-    passed, hint = verify(VERIFIERS["run_status"], Verdict, ns["run_status"])
-    assert not passed and hint is not None and "at line 2: return codes[99]" in hint
+    passed, hint = verify(VERIFIERS["status_history"], Verdict, ns["status_history"])
+    assert not passed and hint is not None and "at line 2: return events[99]" in hint
 
 
 def test_verify_survives_a_check_that_cannot_run_and_a_fake_verdict():

@@ -20,7 +20,7 @@ NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("class")
     (out / "alice").mkdir()
-    (out / "alice" / "run_status.ipynb").write_bytes(
+    (out / "alice" / "status_history.ipynb").write_bytes(
         (NOTEBOOKS / "solutions" / "05_partial_success.ipynb").read_bytes())
     (out / "bob.ipynb").write_text("not a notebook")
     return out
@@ -31,16 +31,16 @@ def test_json_and_csv_for_a_folder(folder, capsys, tmp_path):
                  "--jobs", "2", "--timeout", "60.0"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [s["path"] for s in out["submissions"]] == [
-        str(folder / "alice" / "run_status.ipynb"), str(folder / "bob.ipynb")]
+        str(folder / "alice" / "status_history.ipynb"), str(folder / "bob.ipynb")]
     alice, bob = out["submissions"]
     assert (alice["chapter"], alice["points"], alice["max_points"], alice["error"]) == (
-        "05_partial_success", 2, 2, None)
+        "05_partial_success", 3, 3, None)
     assert bob["chapter"] is None and bob["exercises"] == [] and "not valid JSON" in bob["error"]
-    assert out["exercises"] == {"run_status": {"submissions": 1, "passed": 1}}
+    assert out["exercises"] == {"status_history": {"submissions": 1, "passed": 1}}
     with (tmp_path / "g.csv").open(newline="") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["path", "chapter", "run_status", "points", "max_points", "error"]
-    assert rows[1][1:5] == ["05_partial_success", "2", "2", "2"]
+    assert rows[0] == ["path", "chapter", "status_history", "points", "max_points", "error"]
+    assert rows[1][1:5] == ["05_partial_success", "3", "3", "3"]
 
 
 def test_exit_2_and_one_line_when_no_path_can_be_read(tmp_path):
@@ -66,7 +66,7 @@ def test_bad_arguments_get_usage(argv, message, capsys):
 
 
 def test_a_csv_over_a_submission_is_refused_before_grading(folder, capsys):
-    target = folder / "alice" / "run_status.ipynb"
+    target = folder / "alice" / "status_history.ipynb"
     before = target.read_bytes()
     assert main(["grade", str(folder), "--csv", str(target)]) == 2
     captured = capsys.readouterr()

@@ -28,7 +28,7 @@ for name in ("02_pairing", "05_partial_success", "solutions/03_batching"):
     SOURCES.append(nb)
 DEEP = "[" * 100_000 + "]" * 100_000
 REPLACEMENTS: list[Any] = [None, True, 0, -1, 10**40, 1.5, "", "x", "\ud800", [], {}, [1],
-                           {"cell_type": "code"}, "def run_status(codes):\n  return (",
+                           {"cell_type": "code"}, "def status_history(events):\n  return (",
                            ["check(", "make_batches)"], "\x00", "%%time\n" * 3, "(" * 500]
 KINDS = ("drop", "retype", "renest", "truncate", "deep", "huge_int", "dup_key", "nan",
          "cut_text")

@@ -103,13 +103,20 @@ def make_batches(requests, tools):
 
 
 # What the hostile tester's submissions did (T2, /tmp/hostile2), each in a few lines.
-RIGHT = '''def run_status(codes):
-    if any(code in {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
-           for code in codes):
-        return "failed"
-    return "waiting_for_approval" if "approval_required" in codes else "completed"
+RIGHT = '''def status_history(events):
+    statuses, partial = [], False
+    for event in events:
+        if event.code in {"unknown_tool", "tool_internal_error", "invalid_tool_output"}:
+            return statuses + ["failed"]
+        if event.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif event.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]
 '''
-WRONG = 'def run_status(codes):\n    return "completed"\n'
+WRONG = 'def status_history(events):\n    return ["completed"]\n'
 PROFILE_REWRITES_VERDICT = '''import sys
 def _p(frame, event, arg):
     if event == "return" and frame.f_code.co_name.startswith("verify_"):
@@ -122,14 +129,14 @@ FRAME_WALK = '''import sys
 class Yes(list):
     def append(self, item):
         super().append((True, item[1]))
-def run_status(codes):
+def status_history(events):
     f = sys._getframe(1)
     while f is not None:
         for v in list(f.f_locals.values()):
             if type(v).__name__ == "Verdict" and not isinstance(v.results, Yes):
                 v.results = Yes(v.results)
         f = f.f_back
-    return "completed"
+    return ["completed"]
 '''
 SWAP_IN_CALL = '''import sys
 SAVED = {}
@@ -140,17 +147,19 @@ def swap(frame, event, arg):
         lab = getattr(sys.modules["keel_lab.core." + "partial_success"], "run_" + "status")
         SAVED.setdefault("code", lab.__code__)
         lab.__code__ = fake.__code__ if event == "call" else SAVED["code"]
-def run_status(codes):
+def status_history(events):
     sys.setprofile(swap)
-    return "completed"
+    return ["completed"]
 '''
 CODE_COPY = '''import sys
-def run_status(codes):
+def rule(codes):
     raise NotImplementedError
 lab = getattr(sys.modules["keel_lab.core." + "partial_success"], "run_" + "status")
-run_status.__code__ = lab.__code__.replace(co_firstlineno=1, co_name="mine")
+rule.__code__ = lab.__code__.replace(co_firstlineno=1, co_name="mine")
+def status_history(events):
+    return [str(rule([event.code for event in events]))]
 '''
-READS_SOLUTIONS = '''def run_status(codes):
+READS_SOLUTIONS = '''def status_history(events):
     import json, pathlib, keel_lab
     p = (pathlib.Path(keel_lab.__file__).resolve().parents[1]
          / "notebooks/solutions/05_partial_success.ipynb")
@@ -158,19 +167,19 @@ READS_SOLUTIONS = '''def run_status(codes):
     for c in json.loads(p.read_text())["cells"]:
         if "exercise" in c.get("metadata", {}).get("tags", []):
             exec("".join(c["source"]), ns)
-    return ns["run_status"](codes)
+    return ns["status_history"](events)
 '''
-LAMBDA = ("run_status = lambda codes: 'failed' if {'unknown_tool', 'tool_internal_error', "
-          "'invalid_tool_output'} & set(codes) else 'waiting_for_approval' if "
-          "'approval_required' in codes else 'completed'\n")
-INSTANCE = "class RunStatus:\n    def __call__(self, codes):\n        return run(codes)\n" + \
-    RIGHT.replace("run_status", "run") + "run_status = RunStatus()\n"
+LAMBDA = ("status_history = lambda events, fatal={'unknown_tool', 'tool_internal_error', "
+          "'invalid_tool_output'}: (lambda stop: ['waiting_for_approval' for e in events[:stop] "
+          "if e.kind == 'tool.awaiting_approval'] + (['failed'] if stop < len(events) else [] "
+          "if events and events[-1].kind == 'tool.awaiting_approval' else ['partial' if any("
+          "e.code not in (None, 'approval_required') for e in events) else 'completed']))("
+          "next((i for i, e in enumerate(events) if e.code in fatal), len(events)))\n")
+INSTANCE = "class StatusHistory:\n    def __call__(self, events):\n        return run(events)\n" + \
+    RIGHT.replace("status_history", "run") + "status_history = StatusHistory()\n"
 IN_IF = "if True:\n" + "".join("    " + line for line in RIGHT.splitlines(True))
-COMPUTED_CONSTANT = '''def run_status(codes):
-    if any(code in FATAL for code in codes):
-        return "failed"
-    return "waiting_for_approval" if "approval_required" in codes else "completed"
-'''
+COMPUTED_CONSTANT = RIGHT.replace(
+    '{"unknown_tool", "tool_internal_error", "invalid_tool_output"}', "FATAL")
 TABLE_COUNT = '''import asyncio
 from keel_lab import run_coroutine
 TABLE = {(5, 3, 0): 0, (50, 1, 0): 50, (200, 3, 1): 29, (200, 2, 1): 89, (200, 2, 2): 99,
@@ -270,32 +279,33 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "broken_gigantic_output": (_solved_with(SHOUTS), 0, 2, {"make_batches": "EXPECTED"}, []),
     "no_chapter": (learner("08_production"), 0, 0, {}, ["no exercise of the course"]),
     # T2's submissions
-    "t2_profile_rewrites_verdict": (_status(PROFILE_REWRITES_VERDICT), 0, 2,
-                                    {"run_status": "refused"}, ["sys.getprofile()"]),
-    "t2_frame_walk_swaps_results": (_status(FRAME_WALK), 0, 2,
-                                    {"run_status": "changed the verdict"},
-                                    ["checking run_status: a check"]),
-    "t2_swap_during_verify": (_status(SWAP_IN_CALL), 0, 2, {"run_status": "refused"},
-                              ["checking run_status changed a profile or trace hook"]),
-    "t2_code_copy": (_status(CODE_COPY), 0, 2, {"run_status": "refused"},
+    "t2_profile_rewrites_verdict": (_status(PROFILE_REWRITES_VERDICT), 0, 3,
+                                    {"status_history": "refused"}, ["sys.getprofile()"]),
+    "t2_frame_walk_swaps_results": (_status(FRAME_WALK), 0, 3,
+                                    {"status_history": "changed the verdict"},
+                                    ["checking status_history: a check"]),
+    "t2_swap_during_verify": (_status(SWAP_IN_CALL), 0, 3, {"status_history": "refused"},
+                              ["checking status_history changed a profile or trace hook"]),
+    "t2_code_copy": (_status(CODE_COPY), 0, 3, {"status_history": "refused"},
                      ["ran a copy of the lab's own run_status"]),
-    "t2_reads_solutions": (_status(READS_SOLUTIONS), 0, 2, {"run_status": "FileNotFoundError"},
-                           []),
+    "t2_reads_solutions": (_status(READS_SOLUTIONS), 0, 3,
+                           {"status_history": "FileNotFoundError"}, []),
     "t2_table_of_counts": (_solved_with(TABLE_COUNT, solved("02_pairing")), 2, 3,
                            {"count_in_order": "count_in_order(", "pair_results": None}, []),
-    "fair_lambda": (_status(LAMBDA), 2, 2, {"run_status": None}, []),
-    "fair_callable_instance": (_status(INSTANCE), 2, 2, {"run_status": None}, []),
-    "fair_def_inside_if": (_status(IN_IF), 2, 2, {"run_status": None}, []),
-    "fair_no_tags": (untagged(solved("05_partial_success")), 2, 2, {"run_status": None}, []),
+    "fair_lambda": (_status(LAMBDA), 3, 3, {"status_history": None}, []),
+    "fair_callable_instance": (_status(INSTANCE), 3, 3, {"status_history": None}, []),
+    "fair_def_inside_if": (_status(IN_IF), 3, 3, {"status_history": None}, []),
+    "fair_no_tags": (untagged(solved("05_partial_success")), 3, 3, {"status_history": None},
+                     []),
     "fair_top_level_await": (edited(solved("06_faults"), "exercise", lambda s: AWAIT_AT_TOP), 3,
                              3, {"collect_batch": None}, []),
-    "right_at_check_wrong_after": (appended(_status(RIGHT), WRONG), 2, 2, {"run_status": None},
-                                   []),
-    "wrong_at_check_right_after": (appended(_status(WRONG), RIGHT), 0, 2,
-                                   {"run_status": "got 'completed'"}, []),
+    "right_at_check_wrong_after": (appended(_status(RIGHT), WRONG), 3, 3,
+                                   {"status_history": None}, []),
+    "wrong_at_check_right_after": (appended(_status(WRONG), RIGHT), 0, 3,
+                                   {"status_history": "got ['completed']"}, []),
     "constant_from_other_cell": (inserted(_status(COMPUTED_CONSTANT),
-                                          "FATAL = frozenset({'unknown_tool'})"), 0, 2,
-                                 {"run_status": "FATAL is set in cell"}, []),
+                                          "FATAL = frozenset({'unknown_tool'})"), 0, 3,
+                                 {"status_history": "FATAL is set in cell"}, []),
 }
 
 
@@ -387,7 +397,7 @@ def test_a_fifo_in_a_folder_gets_its_row_without_blocking_and_any_case_is_found(
     row = grade_one(tmp_path / "05_partial_success.ipynb")
     assert row.error is not None and "a FIFO" in row.error
     # the chapter its name gives: the gradebook sees what it was worth
-    assert (row.chapter, row.points, row.max_points) == ("05_partial_success", 0, 2)
+    assert (row.chapter, row.points, row.max_points) == ("05_partial_success", 0, 3)
 
 
 def test_count_in_order_is_graded_on_inputs_drawn_for_the_run():

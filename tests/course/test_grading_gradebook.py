@@ -13,7 +13,7 @@ from keel_lab import LabError
 ROWS = [
     Row("alice.ipynb", "02_pairing", (Exercise("count_in_order", True, 1, 1, None),
                                       Exercise("pair_results", False, 0, 2, "case 1: wrong"))),
-    Row("bob.ipynb", "05_partial_success", (Exercise("run_status", True, 2, 2, None),)),
+    Row("bob.ipynb", "05_partial_success", (Exercise("status_history", True, 3, 3, None),)),
     Row("=cmd|' /C calc'!A0.ipynb", None, error="-not a notebook"),
 ]
 
@@ -30,17 +30,17 @@ def test_the_json_object_has_the_promised_fields():
                                      "error": "-not a notebook"}
     assert out["exercises"] == {"count_in_order": {"submissions": 1, "passed": 1},
                                 "pair_results": {"submissions": 1, "passed": 0},
-                                "run_status": {"submissions": 1, "passed": 1}}
+                                "status_history": {"submissions": 1, "passed": 1}}
 
 
 def test_the_csv_has_a_row_per_submission_and_a_column_per_exercise(tmp_path):
     write_csv(ROWS, tmp_path / "grades.csv")
     with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    assert rows[0] == ["path", "chapter", "count_in_order", "pair_results", "run_status",
+    assert rows[0] == ["path", "chapter", "count_in_order", "pair_results", "status_history",
                        "points", "max_points", "error"]
     assert rows[1] == ["alice.ipynb", "02_pairing", "1", "0", "", "1", "3", ""]
-    assert rows[2] == ["bob.ipynb", "05_partial_success", "", "", "2", "2", "2", ""]
+    assert rows[2] == ["bob.ipynb", "05_partial_success", "", "", "3", "3", "3", ""]
     # a spreadsheet would run these as formulas: written as text
     assert rows[3] == ["'=cmd|' /C calc'!A0.ipynb", "", "", "", "", "0", "0",
                        "'-not a notebook"]
@@ -55,5 +55,5 @@ def test_the_table_lists_submissions_then_exercises():
     text = table(ROWS, 100)
     assert "alice.ipynb" in text and "1/3" in text and "count_in_order" in text
     assert text.splitlines()[-3:] == ["count_in_order: 1/1 passed", "pair_results: 0/1 passed",
-                                      "run_status: 1/1 passed"]
+                                      "status_history: 1/1 passed"]
     assert max(map(len, text.splitlines())) <= 100

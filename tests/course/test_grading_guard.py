@@ -17,9 +17,15 @@ from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_lab.core import partial_success
 from keel_lab.core.clock import run_coroutine
+from keel_lab.core.events import Event
+from keel_lab.course.checks.partial_success import CRASH, OK, RESTART, story
 
 import_lab()
-LAB = partial_success.run_status
+LAB = partial_success.run_status  # the lab's rule, which status_history must not hand work to
+ANSWERED, _ = story([[OK]], [])  # traces as the check hands them to status_history
+PAUSED, _ = story([[RESTART]], [])
+CRASHED, _ = story([[OK, CRASH]], [])
+FATAL = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
 
 
 @pytest.fixture
@@ -27,43 +33,55 @@ def guard() -> Guard:
     return Guard(Snapshot())
 
 
-def fair(codes: list[str]) -> str:
-    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
-    if any(code in fatal for code in codes):
-        return "failed"
-    return "waiting_for_approval" if "approval_required" in codes else "completed"
+def fair(events: list[Event]) -> list[str]:  # the notebook's answer
+    statuses: list[str] = []
+    partial = False
+    for event in events:
+        if event.code in FATAL:
+            return [*statuses, "failed"]
+        if event.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif event.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return [*statuses, "partial" if partial else "completed"]
 
 
-def copied_code(codes: list[str]) -> Any:
+def mine(codes: list[str | None]) -> Any:
     raise NotImplementedError
 
 
-copied_code.__code__ = LAB.__code__.replace(co_firstlineno=1, co_name="mine",
-                                            co_qualname="mine")  # x04c
+mine.__code__ = LAB.__code__.replace(co_firstlineno=1, co_name="mine",
+                                     co_qualname="mine")  # x04c
 
 
-def source_exec(codes: list[str]) -> Any:  # x04d
+def copied_code(events: list[Event]) -> Any:  # the lab's rule, copied, on the trace's codes
+    return [str(mine([e.code for e in events]))]
+
+
+def source_exec(events: list[Event]) -> Any:  # x04d
     namespace = dict(vars(partial_success))
     exec(inspect.getsource(LAB), namespace)
-    return namespace["run_status"](codes)
+    return [str(namespace["run_status"]([e.code for e in events]))]
 
 
-def swaps_the_lab(codes: list[str]) -> Any:  # x03: the reference answers wrongly from now on
+def swaps_the_lab(events: list[Event]) -> Any:  # x03: the runner's rule is wrong from now on
     LAB.__code__ = (lambda codes: "completed").__code__
-    return "completed"
+    return ["completed"]
 
 
-def leaves_a_hook(codes: list[str]) -> Any:
+def leaves_a_hook(events: list[Event]) -> Any:
     sys.setprofile(lambda *args: None)
-    return fair(codes)
+    return fair(events)
 
 
-def in_a_thread(codes: list[str]) -> Any:  # x04b, with a copy
+def in_a_thread(events: list[Event]) -> Any:  # x04b, with a copy
     out: list[Any] = []
 
     def run() -> None:
         with contextlib.suppress(NameError):
-            out.append(copied_code(codes))
+            out.append(copied_code(events))
 
     thread = threading.Thread(target=run)
     thread.start()
@@ -82,7 +100,7 @@ def in_a_thread(codes: list[str]) -> Any:  # x04b, with a copy
 def test_what_a_call_did_is_found_and_undone(guard, fn, found):
     before = sys.getprofile()
     with contextlib.suppress(NameError):  # a copy runs without the lab's globals
-        guard.wrap(fn)(["unknown_tool"])
+        guard.wrap(fn)(CRASHED)
     assert guard.found and found in guard.found[0]
     assert sys.getprofile() is before and LAB(["unknown_tool"]) == "failed"
     assert guard.snapshot.changes() == []
@@ -90,7 +108,7 @@ def test_what_a_call_did_is_found_and_undone(guard, fn, found):
 
 def test_a_fair_function_is_called_as_it_is_and_passes_unseen(guard):
     wrapped = guard.wrap(fair)
-    assert wrapped(["approval_required"]) == "waiting_for_approval"
+    assert wrapped(PAUSED) == ["waiting_for_approval"]
     assert wrapped.__name__ == "fair" and wrapped.__wrapped__ is fair  # type: ignore[attr-defined]
     assert wrapped.__module__ == fair.__module__
     assert guard.found == []
@@ -109,9 +127,9 @@ def test_a_coroutine_function_stays_one(guard):
 
 def test_a_callable_instance_and_a_lambda_are_wrapped(guard):
     class Status:
-        def __call__(self, codes: list[str]) -> str:
-            return fair(codes)
+        def __call__(self, events: list[Event]) -> list[str]:
+            return fair(events)
 
-    assert guard.wrap(Status())(["x"]) == "completed"
-    assert guard.wrap(lambda codes: fair(codes))(["unknown_tool"]) == "failed"
+    assert guard.wrap(Status())(ANSWERED) == ["completed"]
+    assert guard.wrap(lambda events: fair(events))(CRASHED) == ["failed"]
     assert guard.found == []

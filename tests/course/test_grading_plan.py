@@ -41,12 +41,13 @@ def test_only_definitions_of_other_cells_run_and_the_answer_cell_runs_whole():
         ("import json\nimport matplotlib.pyplot as plt\nfrom os import path as p, sep\n"
          "x = compute()\nLIMIT = {'a': (1, -2)}\n%time 1\n"
          "class Helper:\n    pass\nprint('hi')", set()),
-        ("def run_status(codes):\n    return sep.join(codes)\nprint('checked')", {"exercise"}),
-        ("check(run_status)", {"check"}),
+        ("def status_history(events):\n    return sep.join(events)\nprint('checked')",
+         {"exercise"}),
+        ("check(status_history)", {"check"}),
         ("from keel_lab.course.notebook import show\nshow(plt.plot())", set()),
         ("def helper():\n    return json.dumps(LIMIT)", set()))
     got = plan(sub)
-    assert got.chapter == "05_partial_success" and got.to_run == ["run_status"]
+    assert got.chapter == "05_partial_success" and got.to_run == ["status_history"]
     assert [(c.cell, c.keep) for c in got.chunks] == [(1, (0, 2, 4, 5)), (2, None), (5, (0,))]
     # json (used by a helper) and sep (by the answer) are imported; matplotlib and show are not
 
@@ -68,10 +69,10 @@ def test_a_missing_function_and_an_edited_check_are_refused():
 
 
 def test_an_edited_check_cell_refuses_a_right_function():
-    sub = submission(("def run_status(codes):\n    return 'failed'", {"exercise"}),
-                     ("check(run_status); print('PASSED')", {"check"}))
+    sub = submission(("def status_history(events):\n    return ['failed']", {"exercise"}),
+                     ("check(status_history); print('PASSED')", {"check"}))
     got = plan(sub)
-    assert got.to_run == [] and "was edited or removed" in got.refused["run_status"]
+    assert got.to_run == [] and "was edited or removed" in got.refused["status_history"]
 
 
 def test_a_cell_that_does_not_parse_is_still_found_by_its_def():
@@ -84,7 +85,7 @@ def test_a_cell_that_does_not_parse_is_still_found_by_its_def():
 
 @pytest.mark.parametrize(("cells", "error"), [
     ((), "no exercise of the course"),
-    ((("def answer_all(a, b):\n    pass\ndef run_status(c):\n    pass", set()),),
+    ((("def answer_all(a, b):\n    pass\ndef status_history(e):\n    pass", set()),),
      "exercises of several chapters in one notebook: 01_history, 05_partial_success"),
 ])
 def test_no_chapter_says_why(cells, error):
@@ -113,39 +114,40 @@ def test_a_check_cell_is_intact_only_as_the_course_wrote_it(check, intact):
 
 
 def test_a_check_cell_is_found_by_its_code_without_its_tag():
-    sub = submission(("def run_status(codes):\n    return 'failed'", set()),
-                     ("check(run_status)", set()))
+    sub = submission(("def status_history(events):\n    return ['failed']", set()),
+                     ("check(status_history)", set()))
     got = plan(sub)
-    assert got.to_run == ["run_status"] and got.checked_after == {"run_status": 1}
+    assert got.to_run == ["status_history"] and got.checked_after == {"status_history": 1}
     assert [c.cell for c in got.chunks] == [1]  # the check cell itself never runs
 
 
 @pytest.mark.parametrize("answer", [
-    "run_status = lambda codes: 'failed'",
-    "class S:\n    def __call__(self, codes):\n        return 'failed'\nrun_status = S()",
-    "if True:\n    def run_status(codes):\n        return 'failed'",
-    "try:\n    def run_status(codes):\n        return 'failed'\nexcept Exception:\n    pass",
+    "status_history = lambda events: ['failed']",
+    "class S:\n    def __call__(self, events):\n        return ['failed']\nstatus_history = S()",
+    "if True:\n    def status_history(events):\n        return ['failed']",
+    "try:\n    def status_history(events):\n        return ['failed']\nexcept Exception:\n    pass",
 ])
 def test_any_binding_of_the_name_is_an_answer(answer):
-    sub = submission((answer, {"exercise"}), ("check(run_status)", {"check"}))
+    sub = submission((answer, {"exercise"}), ("check(status_history)", {"check"}))
     got = plan(sub)
     assert got.chapter == "05_partial_success" and got.refused == {}
     assert [(c.cell, c.keep) for c in got.chunks] == [(1, None)]
 
 
 def test_the_check_stands_where_its_cell_is_and_a_cell_tagged_both_runs():
-    sub = submission(("def run_status(codes):\n    return 'failed'", {"exercise", "check"}),
+    sub = submission(("def status_history(events):\n    return ['failed']",
+                      {"exercise", "check"}),
                      ("X = 1", set()),
-                     ("check(run_status)", {"check"}),
-                     ("def run_status(codes):\n    return 'completed'", set()))
+                     ("check(status_history)", {"check"}),
+                     ("def status_history(events):\n    return ['completed']", set()))
     got = plan(sub)
     assert [c.cell for c in got.chunks] == [1, 2, 4]
-    assert got.checked_after == {"run_status": 2}  # after cells 1 and 2, before cell 4
+    assert got.checked_after == {"status_history": 2}  # after cells 1 and 2, before cell 4
 
 
 def test_names_set_by_code_that_does_not_run_are_kept_for_the_hint():
     sub = submission(("FATAL = frozenset({'x'})\nPAUSE = 'a' + 'b'\nLIMIT = 3", set()),
-                     ("def run_status(codes):\n    return FATAL", {"exercise"}),
-                     ("check(run_status)", {"check"}))
+                     ("def status_history(events):\n    return FATAL", {"exercise"}),
+                     ("check(status_history)", {"check"}))
     got = plan(sub)
     assert got.elsewhere == {"FATAL": 1, "PAUSE": 1}

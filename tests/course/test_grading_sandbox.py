@@ -19,15 +19,15 @@ from keel_course.grading.sandbox import (
 
 
 def _plan(text: str) -> Plan:
-    return Plan("05_partial_success", ("run_status",), (Chunk(1, text),))
+    return Plan("05_partial_success", ("status_history",), (Chunk(1, text),))
 
 
 def test_memory_is_limited_in_the_child():
-    out = run(_plan("x = bytearray(3 * 1024**3)\ndef run_status(codes):\n    return 'failed'"),
-              timeout=60)
+    out = run(_plan("x = bytearray(3 * 1024**3)\n"
+                    "def status_history(events):\n    return ['failed']"), timeout=60)
     assert out.stopped is None
     assert out.errors == ["cell 1 raised MemoryError"]
-    assert out.verdicts["run_status"][0] is False
+    assert out.verdicts["status_history"][0] is False
 
 
 def test_a_flood_on_the_grader_channel_is_cut_off():
@@ -39,13 +39,15 @@ def test_a_flood_on_the_grader_channel_is_cut_off():
 
 
 def test_the_childs_lines_are_read_defensively():
-    out = _outcome(b'{"at": "checking run_status"}\nnot json\n[1]\n{"exercise": 1}\n'
-                   b'{"exercise": "run_status", "passed": "yes"}\n{"error": "cell 2 raised X"}\n'
-                   b'{"exercise": "run_status", "passed": false, "hint": 3}\n' + b"[" * 10**5)
-    assert out.at == "checking run_status" and out.stopped == ""
+    out = _outcome(b'{"at": "checking status_history"}\nnot json\n[1]\n{"exercise": 1}\n'
+                   b'{"exercise": "status_history", "passed": "yes"}\n'
+                   b'{"error": "cell 2 raised X"}\n'
+                   b'{"exercise": "status_history", "passed": false, "hint": 3}\n'
+                   + b"[" * 10**5)
+    assert out.at == "checking status_history" and out.stopped == ""
     assert out.errors == ["the grading process sent a line that is not JSON", "cell 2 raised X",
                           "the grading process sent a line that is not JSON"]
-    assert out.verdicts == {"run_status": (False, None)}
+    assert out.verdicts == {"status_history": (False, None)}
     assert _outcome(b'{"done": true}\n').stopped is None
 
 
@@ -60,7 +62,7 @@ def test_limits_are_hard_so_the_learner_cannot_raise_them():
     out = run(_plan("import resource\nsoft, hard = resource.getrlimit(resource.RLIMIT_AS)\n"
                     "assert soft == hard, (soft, hard)\n"
                     "resource.setrlimit(resource.RLIMIT_AS, (hard + 1, hard + 1))\n"
-                    "def run_status(codes):\n    return 'failed'"), timeout=60)
+                    "def status_history(events):\n    return ['failed']"), timeout=60)
     assert out.errors == ["cell 1 raised ValueError: not allowed to raise maximum limit"]
 
 
@@ -68,7 +70,7 @@ def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
     text = ("import os, subprocess, time\nif os.fork() == 0:\n    time.sleep(600)\n"
             "p = subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
             "open('pid', 'w').write(str(p.pid))\n"
-            "def run_status(codes):\n    return 'failed'")
+            "def status_history(events):\n    return ['failed']")
     start = time.monotonic()
     out = run(_plan(text), timeout=60)
     assert out.stopped is None and time.monotonic() - start < 30
@@ -76,13 +78,13 @@ def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
 
 
 def test_a_verdict_changed_after_a_failed_check_gets_nothing():
-    out = _outcome(b'{"at": "checking run_status"}\n{"result": true}\n{"result": false}\n'
-                   b'{"exercise": "run_status", "passed": true, "hint": null}\n'
+    out = _outcome(b'{"at": "checking status_history"}\n{"result": true}\n{"result": false}\n'
+                   b'{"exercise": "status_history", "passed": true, "hint": null}\n'
                    b'{"at": "checking make_batches"}\n'
                    b'{"exercise": "make_batches", "passed": true, "hint": null}\n')
-    assert out.verdicts == {"run_status": (False, CHANGED_VERDICT),
+    assert out.verdicts == {"status_history": (False, CHANGED_VERDICT),
                             "make_batches": (False, CHANGED_VERDICT)}  # no result: none ran
-    assert out.errors[0].startswith("checking run_status: a check of this exercise failed")
+    assert out.errors[0].startswith("checking status_history: a check of this exercise failed")
 
 
 def test_the_child_sees_the_packages_alone_with_the_data():
@@ -98,5 +100,5 @@ def test_the_child_reads_the_data_from_its_copy():
     out = run(_plan("from pathlib import Path\nfrom keel_lab.course import data, fonts\n"
                     "assert data.root() == Path(data.__file__).parents[1] / 'data'\n"
                     "assert len(data.incidents()) > 10 and fonts.font_path()\n"
-                    "def run_status(codes):\n    return 'failed'"), timeout=60)
+                    "def status_history(events):\n    return ['failed']"), timeout=60)
     assert out.stopped is None and out.errors == []

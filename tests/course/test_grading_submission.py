@@ -20,7 +20,7 @@ def test_a_learner_edition_reads_cell_by_cell(tmp_path):
     assert len(sub.cells) == len(nb["cells"])
     assert [c.number for c in sub.cells] == list(range(1, len(nb["cells"]) + 1))
     exercise = next(c for c in sub.cells if "exercise" in c.tags)
-    assert exercise.code and exercise.source.startswith("def run_status(codes):")
+    assert exercise.code and exercise.source.startswith("def status_history(events):")
 
 
 @pytest.mark.parametrize(("content", "message"), [

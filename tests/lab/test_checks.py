@@ -9,11 +9,10 @@ import keel_lab
 from keel_lab import ToolMessage, make_batches, run_status
 from keel_lab.course.checks import ExerciseNotPassed, check
 from keel_lab.course.checks.batching import verify_make_batches
-from keel_lab.course.checks.delegation import references
+from keel_lab.course.checks.delegation import references, watched
 from keel_lab.course.checks.history import verify_answer_all
-from keel_lab.course.checks.pairing import random_ids, verify_pair_results
-from keel_lab.course.checks.partial_success import verify_run_status
 from keel_lab.course.checks.streaming import verify_is_executable
+from keel_lab.course.checks.verdict import Delegated
 
 # --- answer_all ---
 
@@ -143,89 +142,7 @@ def test_an_exception_is_shown_at_its_line_in_the_learners_code():
             "raised it for toolu_01Wd8fKq2NzR5vXy7TbLmJ3h") in hint
 
 
-# --- pair_results ---
-
-
-def pair_by_table(calls, results):
-    table = {r.call_id: r for r in results}
-    return [(c, table.get(c.id)) for c in calls]
-
-
-def pair_by_search(calls, results):
-    return [[c, next((r for r in results if r.call_id == c.id), None)] for c in calls]
-
-
-def pair_by_position(calls, results):
-    return list(zip(calls, results, strict=False))
-
-
-def pair_sorted(calls, results):  # right only if ids sorted like the calls
-    return list(zip(calls, sorted(results, key=lambda r: r.call_id), strict=False))
-
-
-def pair_by_id_number(calls, results):  # parses a counter out of the id
-    return [(c, sorted(results, key=lambda r: int(r.call_id.rsplit("-", 1)[-1]))[i])
-            for i, c in enumerate(calls)]
-
-
-def pair_ids(calls, results):
-    table = {r.call_id: r for r in results}
-    return [(c.id, table.get(c.id)) for c in calls]
-
-
-def pair_as_dict(calls, results):
-    return {r.call_id: r for r in results}
-
-
-def pair_by_delegation(calls, results):
-    return keel_lab.core.pairing.by_call_id  # names the lab's strategy
-
-
-def pair_by_substring(calls, results):  # found by a reviewer: `in` is not equality
-    out = []
-    for c in calls:
-        found = None
-        for r in results:
-            if r.call_id in c.id or c.id in r.call_id:
-                found = r
-                break
-        out.append((c, found))
-    return out
-
-
-PAIR_RIGHT = [pair_by_table, pair_by_search]
-PAIR_WRONG = [
-    (pair_by_substring, "compare ids with =="),
-    (pair_by_position, "was paired with the result of"),
-    (pair_sorted, "was paired with the result of"),
-    (pair_by_id_number, "your function raised ValueError: invalid literal for int()"),
-    (pair_ids, "starts with the id"),
-    (pair_as_dict, "returned a dict, expected a list of (call, result) pairs"),
-    (pair_by_delegation, "hands the exercise to the lab's own keel_lab.core.pairing.by_call_id"),
-]
-
-
-@pytest.mark.parametrize("fn", PAIR_RIGHT, ids=lambda f: f.__name__)
-def test_pair_results_right(fn):
-    assert verify_pair_results(fn).passed
-
-
-@pytest.mark.parametrize(("fn", "hint"), PAIR_WRONG, ids=lambda x: getattr(x, "__name__", ""))
-def test_pair_results_wrong(fn, hint):
-    verdict = verify_pair_results(fn)
-    assert not verdict.passed and hint in verdict.hints[0]
-
-
-def test_passing_output_does_not_depend_on_the_implementation():
-    assert str(verify_pair_results(pair_by_table)) == str(verify_pair_results(pair_by_search))
-
-
-def test_random_ids_never_sort_in_request_order():
-    import random
-    rng = random.Random(0)
-    for _ in range(200):
-        ids = random_ids(3, rng)
-        assert sorted(ids) not in (ids, ids[::-1]) and len(set(ids)) == 3
+# --- pair_results: tests/lab/test_checks_pair_results.py ---
 
 
 # --- make_batches ---
@@ -442,7 +359,7 @@ def test_is_executable_wrong(fn, hint):
     assert not verdict.passed and hint in verdict.hints[0]
 
 
-# --- run_status ---
+# --- delegation: the lab's own rule behind another name (chapter 5's rule, `run_status`) ---
 
 FATAL = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
 
@@ -453,80 +370,9 @@ def status_sets(codes):
     return "waiting_for_approval" if "approval_required" in codes else "completed"
 
 
-def status_loop(codes):
-    status = "completed"
-    for code in codes:
-        if code in FATAL:
-            return "failed"
-        if code == "approval_required":
-            status = "waiting_for_approval"
-    return status
-
-
-def first_code_wins(codes):  # returns at the first pause, before seeing a later crash
-    for code in codes:
-        if code == "approval_required":
-            return "waiting_for_approval"
-        if code in FATAL:
-            return "failed"
-    return "completed"
-
-
-def fails_on_any_error(codes):
-    return "failed" if any(codes) else "completed"
-
-
-def approval_fails(codes):
-    return "failed" if any(c in FATAL | {"approval_required"} for c in codes) else "completed"
-
-
-def timeout_fatal(codes):
-    return "failed" if any(c in FATAL | {"tool_timeout"} for c in codes) else status_sets(codes)
-
-
 def delegates_by_alias(codes):
     from keel_lab import run_status as rs
     return rs(codes)
-
-
-def capitalised(codes):
-    return status_sets(codes).capitalize()
-
-
-def status_from_business_errors(codes):  # found by a reviewer: the lab's classifier
-    from keel_lab.core.partial_success import is_business_error
-
-    left = [c for c in codes if c is not None and not is_business_error(c)]
-    if any(c != "approval_required" for c in left):
-        return "failed"
-    return "waiting_for_approval" if left else "completed"
-
-
-STATUS_RIGHT = [status_sets, status_loop]
-STATUS_WRONG = [
-    (status_from_business_errors, "hands the exercise to the lab"),
-    (first_code_wins, "a pause and a crash: fatal outranks a pause ['approval_required', "
-                      "'tool_internal_error']: expected 'failed', got 'waiting_for_approval'"),
-    (fails_on_any_error,
-     "a business error beside a success [None, 'incident_not_found']: expected 'completed'"),
-    (approval_fails, "expected 'waiting_for_approval', got 'failed'"),
-    (timeout_fatal, "a timeout, which the model can explain"),
-    (capitalised, "expected 'completed', got 'Completed'"),
-    (run_status, "hands the exercise to the lab's own keel_lab.core.partial_success.run_status"),
-    (delegates_by_alias, "hands the exercise to the lab's own "
-                         "keel_lab.core.partial_success.run_status"),
-]
-
-
-@pytest.mark.parametrize("fn", STATUS_RIGHT, ids=lambda f: f.__name__)
-def test_run_status_right(fn):
-    assert verify_run_status(fn).passed
-
-
-@pytest.mark.parametrize(("fn", "hint"), STATUS_WRONG, ids=lambda x: getattr(x, "__name__", ""))
-def test_run_status_wrong(fn, hint):
-    verdict = verify_run_status(fn)
-    assert not verdict.passed and hint in verdict.hints[0]
 
 
 # --- delegation: found however the lab's code is reached ---
@@ -554,18 +400,24 @@ def test_delegation_is_found_statically_through_helpers_and_imports():
 
 def test_delegation_is_caught_at_run_time_when_the_name_is_built():
     assert references(dynamic_lookup, (run_status,)) is None
-    assert "hands the exercise to the lab's own" in verify_run_status(dynamic_lookup).hints[0]
+    with pytest.raises(Delegated, match="hands the exercise to the lab's own"):
+        watched(dynamic_lookup, (run_status,))([None])
 
 
 # --- check(): prints the verdict, fails the cell unless passed ---
+
+
+def pauses_only(events):  # a status_history answer that sees only the pauses
+    paused = any(e.kind == "tool.awaiting_approval" for e in events)
+    return ["waiting_for_approval"] if paused else ["completed"]
 
 
 def test_unimplemented_exercises_say_so_and_fail(capsys):
     def todo(*args):
         raise NotImplementedError
 
-    checks = {"answer_all": 2, "pair_results": 5, "make_batches": 4, "is_executable": 7,
-              "run_status": 14}
+    checks = {"answer_all": 2, "pair_results": 10, "make_batches": 4, "is_executable": 7,
+              "status_history": 17}
     for name in checks:
         todo.__name__ = name
         with pytest.raises(ExerciseNotPassed, match="not implemented yet"):
@@ -578,16 +430,23 @@ def test_unimplemented_exercises_say_so_and_fail(capsys):
 
 def test_a_failing_check_raises_an_assertion_error_carrying_the_hints(capsys):
     with pytest.raises(AssertionError) as failure:
-        check(status_sets.__class__(first_code_wins.__code__, globals(), "run_status"))
-    assert str(failure.value).startswith("a pause and a crash")
-    assert capsys.readouterr().out.endswith("run_status: NOT YET (13/14 checks)\n")
+        check(status_sets.__class__(pauses_only.__code__, globals(), "status_history"))
+    assert str(failure.value).startswith("a lookup of a missing incident")
+    assert capsys.readouterr().out.endswith("status_history: NOT YET (2/17 checks)\n")
 
 
 def test_a_passing_check_prints_the_verdict_and_returns_nothing(capsys):
-    def run_status(codes):
-        return status_sets(codes)
-    assert check(run_status) is None
-    assert capsys.readouterr().out.endswith("run_status: PASSED (14/14 checks)\n")
+    def status_history(events):
+        codes = [e.code for e in events]
+        stops = [i for i, e in enumerate(events) if e.kind == "tool.awaiting_approval"]
+        if FATAL & set(codes):
+            crash = next(i for i, c in enumerate(codes) if c in FATAL)
+            return ["waiting_for_approval" for i in stops if i < crash] + ["failed"]
+        end = [] if stops and stops[-1] == len(events) - 1 else [
+            "partial" if set(codes) - {None, "approval_required"} else "completed"]
+        return ["waiting_for_approval"] * len(stops) + end
+    assert check(status_history) is None
+    assert capsys.readouterr().out.endswith("status_history: PASSED (17/17 checks)\n")
 
 
 def test_check_names_the_exercises_for_an_unknown_function():
@@ -596,5 +455,5 @@ def test_check_names_the_exercises_for_an_unknown_function():
     with pytest.raises(ExerciseNotPassed) as failure:
         check(pair)
     assert str(failure.value).startswith(
-        "no exercise is called 'pair'; exercises: answer_all, pair_results, make_batches, "
-        "is_executable, run_status")
+        "no exercise is called 'pair'; exercises: accumulate, answer_all, count_in_order, "
+        "pair_results, make_batches")  # in course order

@@ -8,11 +8,15 @@ import json
 import types
 
 import pytest
-from test_checks import answer_all_loop, batches_loop, executable, pair_by_table
-from test_checks import status_sets as run_status
+from test_checks import answer_all_loop, batches_loop, executable
+from test_checks_accumulate import with_a_dict
+from test_checks_calls_to_resume import by_call_id
 from test_checks_collect_batch import with_gather
 from test_checks_count_in_order import lesson_style
+from test_checks_pair_results import pair_by_table
 from test_checks_providers import answer_responses
+from test_checks_read_turn import with_wait_for
+from test_checks_status_history import with_a_loop
 
 from keel_lab import ToolMessage
 from keel_lab.course.checks import VERIFIERS, check
@@ -59,16 +63,32 @@ def executable_when_closed(call):
         return executable(call)
 
 
-def status_without_completed(codes):
-    if {"unknown_tool", "tool_internal_error", "invalid_tool_output"} & set(codes):
-        return "failed"
-    if "approval_required" in codes:
-        return "waiting_for_approval"
+def history_without_completed(events):
+    statuses = with_a_loop(events)
+    if statuses != ["completed"]:
+        return statuses
 
 
 async def collect_two_or_more(batch, run):
     if len(batch) > 1:
         return await with_gather(batch, run)
+
+
+def resume_unless_all_done(events):
+    left = by_call_id(events)
+    if left:
+        return left
+
+
+def accumulate_without_text(events):
+    if not any(type(e).__name__ == "TextDelta" for e in events):
+        return with_a_dict(events)
+
+
+async def read_until_a_stall(stream, timeout):
+    got = await with_wait_for(stream, timeout)
+    if got.finish_reason:
+        return got
 
 
 def responses_after_reasoning(output, run):
@@ -88,22 +108,33 @@ ONE_BRANCH = {
                       "one call, fragment by fragment, chunk 1, call 0 (id "
                       "'run-629fd82c07cd:step-0:call-0', name 'l', arguments '', closed "
                       "False): " + NONE),
-    "run_status": (status_without_completed, "every call succeeded [None, None, None]: " + NONE),
+    "status_history": (history_without_completed, "one lookup, answered [model.called, "
+                                                   "tool.requested, tool.finished, model.called]: "
+                       + NONE),
     "collect_batch": (collect_two_or_more, "batch 0 (1 call: call_"),
     "answer_responses": (responses_after_reasoning, "[function_call "),
+    "calls_to_resume": (resume_unless_all_done,
+                        "every call finished, the model not called again yet (return an empty "
+                        "list when no call is left): " + NONE),
+    "accumulate": (accumulate_without_text,
+                   "text deltas before, between and after the calls: " + NONE),
+    "read_turn": (read_until_a_stall, "a stall before any event: stopped after 2 s of "
+                                      "silence, nothing to run: " + NONE),
 }
 
 
 def reference(name):
     return named({"answer_all": answer_all_loop, "count_in_order": lesson_style,
                   "pair_results": pair_by_table, "make_batches": batches_loop,
-                  "is_executable": executable, "run_status": run_status,
-                  "collect_batch": with_gather, "answer_responses": answer_responses}[name],
+                  "is_executable": executable, "status_history": with_a_loop,
+                  "collect_batch": with_gather, "answer_responses": answer_responses,
+                  "calls_to_resume": by_call_id, "accumulate": with_a_dict,
+                  "read_turn": with_wait_for}[name],
                  name)
 
 
 def always_none(name):
-    if name == "collect_batch":
+    if name in ("collect_batch", "read_turn"):
         async def answer(*args):
             await asyncio.sleep(0)
     else:
@@ -122,7 +153,7 @@ def wrong(name):
     """A plausible wrong answer: right on the first input, then a wrong kind of value."""
     right = reference(name)
     calls = itertools.count()
-    if name == "collect_batch":
+    if name in ("collect_batch", "read_turn"):
         async def answer(*args):
             got = await right(*args)
             return got if next(calls) < 1 else got[:-1]
@@ -161,24 +192,16 @@ def test_a_hint_on_a_case_shows_that_cases_input():
     assert "[reasoning, " not in hints["answer_responses"].split(":")[0]
 
 
-@pytest.mark.parametrize("name", ["run_status", "collect_batch"])
-def test_none_inside_the_real_run_is_told_so_with_its_input(name):
+def test_none_inside_the_real_run_is_told_so_with_its_input():
     """Right on every case, None only once the lab's runner calls it: the check still says so."""
-    right = reference(name)
-    if name == "collect_batch":
-        async def answer(batch, run):
-            if batch[0].call_id.startswith("call_"):  # only the check's own ids
-                return await right(batch, run)
-    else:
-        calls = itertools.count()
+    right = reference("collect_batch")
 
-        def answer(codes):
-            if next(calls) < 13:  # the check's 13 cases, not the runner's
-                return right(codes)
-    verdict = VERIFIERS[name](named(answer, name))
-    given = "the batch ['run-" if name == "collect_batch" else "[None, 'incident_not_found']"
+    async def answer(batch, run):
+        if batch[0].call_id.startswith("call_"):  # only the check's own ids
+            return await right(batch, run)
+    verdict = VERIFIERS["collect_batch"](named(answer, "collect_batch"))
     assert len(verdict.hints) == 1 and verdict.lines()[-2].startswith("[FAIL] a real run")
-    assert verdict.hints[0].startswith(f"a real run, given {given}"), verdict.hints[0]
+    assert verdict.hints[0].startswith("a real run, given the batch ['run-"), verdict.hints[0]
     assert verdict.hints[0].endswith(NONE)
 
 

@@ -15,7 +15,7 @@ from test_install import _run, installed, wheel  # noqa: F401 - the wheel and it
 
 from keel_lab.core.errors import LabError
 from keel_lab.course import i18n
-from keel_lab.course.checks.partial_success import verify_run_status
+from keel_lab.course.checks.partial_success import verify_status_history
 from keel_lab.course.checks.verdict import Verdict
 from keel_lab.course.i18n import _, language, set_language, translations
 from keel_lab.course.progress import Progress
@@ -141,14 +141,13 @@ def test_translations_keep_placeholders_code_and_identifiers():
 
 def test_verdicts_and_hints_in_chinese():
     set_language("zh")
-    verdict = verify_run_status(lambda codes: "completed")
+    verdict = verify_status_history(lambda events: ["completed"])
     lines = verdict.lines()
-    assert lines[-1] == "run_status：尚未通过（7/14 项检查）"
-    assert "[FAIL] 一个等待审批的调用 [None, 'approval_required']：应为 'waiting_for_approval'，" \
-           "得到 'completed'" in lines
+    assert lines[-1] == "status_history：尚未通过（1/17 项检查）"
+    assert lines[1].startswith("[FAIL] 查询一个不存在的事件单 [") and "应为 ['partial']" in lines[1]
     set_language("en")
-    assert verify_run_status(lambda codes: "completed").lines()[-1] == \
-        "run_status: NOT YET (7/14 checks)"
+    assert verify_status_history(lambda events: ["completed"]).lines()[-1] == \
+        "status_history: NOT YET (1/17 checks)"
 
 
 def test_checks_not_tried_are_named_in_the_language_shown():
@@ -162,7 +161,7 @@ def test_the_progress_table_in_chinese(tmp_path):
     set_language("zh")
     table = Progress(tmp_path / "p.json", {}).table()
     head, columns = table.splitlines()[:2]
-    assert head.endswith("8 个练习中已通过 0 个（这里还没有运行过任何检查）")
+    assert head.endswith("11 个练习中已通过 0 个（这里还没有运行过任何检查）")
     assert columns.split() == ["章节", "练习", "状态", "时间", "最近的提示"]
     assert "未尝试" in table and "not tried" not in table
     set_language("en")

@@ -64,8 +64,8 @@ def _notebook() -> dict[str, object]:
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "## 练习 5"},
         cell("from keel_lab.course.checks import check"),
-        cell("def run_status(codes):\n    return 'completed'\n", "exercise"),
-        cell("check(run_status)", "check")]}
+        cell("def status_history(events):\n    return ['completed']\n", "exercise"),
+        cell("check(status_history)", "check")]}
 
 
 def test_the_summary_of_a_chinese_check_is_chinese(tmp_path):
@@ -84,6 +84,7 @@ def test_the_summary_of_a_chinese_check_is_chinese(tmp_path):
     verdict = _("NOT YET - {hint}").split("{hint}")[0]
     assert verdict != "NOT YET - "  # the catalog translates it
     cell = _("cell {n}").format(n=4)
-    assert lines[-2].startswith(f"05_partial_success.ipynb, {cell} (练习 5): run_status: {verdict}")
+    assert lines[-2].startswith(
+        f"05_partial_success.ipynb, {cell} (练习 5): status_history: {verdict}")
     hint = lines[-2].split(verdict, 1)[1]
-    assert "approval_required" in hint and any("\u4e00" <= c <= "\u9fff" for c in hint), hint
+    assert "'completed'" in hint and any("\u4e00" <= c <= "\u9fff" for c in hint), hint

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
-from test_checks import first_code_wins, status_sets
+from test_checks_status_history import by_segments, final_only
 
 from keel_course.editions import exercises
 from keel_lab import LabError
@@ -38,7 +38,7 @@ def named(fn: Any, name: str) -> Any:
     return types.FunctionType(fn.__code__, fn.__globals__, name)
 
 
-RIGHT, WRONG = named(status_sets, "run_status"), named(first_code_wins, "run_status")
+RIGHT, WRONG = named(by_segments, "status_history"), named(final_only, "status_history")
 
 
 @pytest.fixture
@@ -64,15 +64,16 @@ def test_a_check_records_its_verdict_and_prints_only_the_verdict(here, capsys):
     with pytest.raises(ExerciseNotPassed):
         check(WRONG)
     wrong_out = capsys.readouterr()
-    entry = kept(here)["run_status"]
+    entry = kept(here)["status_history"]
     assert entry["passed"] is False and entry["chapter"] == "05_partial_success"
-    assert entry["hint"].startswith("a pause and a crash: fatal outranks a pause")
+    assert entry["hint"].startswith("a restart nobody has decided yet")
     assert entry["hint"] == str(wrong_out.out).split("[FAIL] ", 1)[1].splitlines()[0]
     check(RIGHT)
     right_out = capsys.readouterr()
-    assert kept(here)["run_status"]["passed"] is True and kept(here)["run_status"]["hint"] is None
+    entry = kept(here)["status_history"]
+    assert entry["passed"] is True and entry["hint"] is None
     assert "progress" not in right_out.out + right_out.err + wrong_out.out + wrong_out.err
-    assert right_out.out.endswith("run_status: PASSED (14/14 checks)\n")
+    assert right_out.out.endswith("status_history: PASSED (17/17 checks)\n")
 
 
 def test_switched_off_nothing_is_written_and_a_path_moves_the_file(here, monkeypatch):
@@ -142,24 +143,25 @@ def test_show_progress_is_a_table_of_every_exercise(here, capsys):
     capsys.readouterr()
     show_progress()
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"{here / FILE}: 1 of 8 exercises passed"
+    assert lines[0] == f"{here / FILE}: 1 of 11 exercises passed"
     assert lines[1].split() == ["chapter", "exercise", "status", "when", "last", "hint"]
     rows = {line.split()[1]: line.split()[2] for line in lines[3:]}
     assert list(rows) == list(CHAPTERS)
-    assert rows["run_status"] == "passed" and rows["answer_all"] == "not"
+    assert rows["status_history"] == "passed" and rows["answer_all"] == "not"
 
 
 def test_show_progress_says_in_one_line_what_is_wrong_with_the_file(here, capsys):
-    (here / FILE).write_text('{"exercises": {"run_status": {"passed": "yes"}}}')
+    (here / FILE).write_text('{"exercises": {"status_history": {"passed": "yes"}}}')
     show_progress(here)
     assert capsys.readouterr().out == (
-        f"keel-lab: {here / FILE}: exercise 'run_status': field 'passed' must be true or "
+        f"keel-lab: {here / FILE}: exercise 'status_history': field 'passed' must be true or "
         "false, got a string\n")
 
 
 def test_a_long_hint_is_shortened_in_the_table_only(here):
     progress.add(here / FILE, [("answer_all", False, "x" * 500)])
-    assert read(here / FILE).rows()[0]["last hint"] == "x" * 117 + "..."
+    row = next(r for r in read(here / FILE).rows() if r["exercise"] == "answer_all")
+    assert row["last hint"] == "x" * 117 + "..."
     assert kept(here)["answer_all"]["hint"] == "x" * 500
 
 
@@ -173,10 +175,10 @@ def test_hints_are_stored_as_printable_text(here):
 
 def test_cli_exit_codes_and_json(here, capsys):
     assert main(["progress"]) == 1
-    assert "0 of 8 exercises passed (no check has run here yet)" in capsys.readouterr().out
+    assert "0 of 11 exercises passed (no check has run here yet)" in capsys.readouterr().out
     progress.add(here / FILE, [(name, True, None) for name in CHAPTERS])
     assert main(["progress", str(here)]) == 0
-    assert "8 of 8 exercises passed" in capsys.readouterr().out
+    assert "11 of 11 exercises passed" in capsys.readouterr().out
     assert main(["progress", str(here / FILE), "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == json.loads((here / FILE).read_text())
 
@@ -221,7 +223,7 @@ def test_cli_refuses_what_is_no_file(here, capsys):
 VALID = {"exercises": {
     "answer_all": {"passed": True, "chapter": "01_history", "when": "2026-11-30T14:00:00+00:00",
                    "hint": None},
-    "run_status": {"passed": False, "chapter": "05_partial_success",
+    "status_history": {"passed": False, "chapter": "05_partial_success",
                    "when": "2026-11-30T14:05:00+00:00", "hint": "a pause and a crash"}}}
 REPLACEMENTS: list[Any] = [None, True, 0, 10**40, 1.5, "", "\ud800", "\x1b[2J", [], {}]
 RAW = {"deep": "[" * 50_000, "huge_int": "9" * 5000, "nan": "NaN", "cut": '"unterminated'}
@@ -262,7 +264,7 @@ def test_every_single_field_mutation_is_read_or_refused_in_one_line(here, text):
     except Exception as exc:  # pragma: no cover - the failure names where it came from
         frame = traceback.extract_tb(exc.__traceback__)[-1]
         pytest.fail(f"{type(exc).__name__} at {Path(frame.filename).name}:{frame.lineno}")
-    progress.record(Judged("run_status", False, ["a hint"]))  # recording over it never raises
+    progress.record(Judged("status_history", False, ["a hint"]))  # recording over it never raises
 
 
 @dataclass
@@ -279,7 +281,7 @@ def _notebook(check_source: str) -> dict[str, Any]:
     def cell(text: str, tag: str | None = None) -> dict[str, Any]:
         return {"cell_type": "code", "execution_count": None, "outputs": [], "source": text,
                 "id": f"c{len(text)}", "metadata": {"tags": [tag] if tag else []}}
-    body = "def run_status(codes):\n    return 'completed'\n"
+    body = "def status_history(events):\n    return ['completed']\n"
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "## Exercise 5"},
         cell("from keel_lab.course.checks import check"),
@@ -288,10 +290,11 @@ def _notebook(check_source: str) -> dict[str, Any]:
 
 def test_make_check_records_the_learner_edition_and_prints_progress_first(tmp_path):
     (tmp_path / "conftest.py").write_text((ROOT / "notebooks" / "conftest.py").read_text())
-    (tmp_path / "05_partial_success.ipynb").write_text(json.dumps(_notebook("check(run_status)")))
+    (tmp_path / "05_partial_success.ipynb").write_text(
+        json.dumps(_notebook("check(status_history)")))
     (tmp_path / "solutions").mkdir()
     (tmp_path / "solutions" / "05_partial_success.ipynb").write_text(
-        json.dumps(_notebook(f"{CHECK_MARK}\ncheck(run_status)")))
+        json.dumps(_notebook(f"{CHECK_MARK}\ncheck(status_history)")))
     makefile = (ROOT / "Makefile").read_text()
     flags = makefile.split("$(BIN)/pytest --nbval-lax")[1].split("$(LEARNER)/*.ipynb")[0].split()
     env = {k: v for k, v in os.environ.items() if k != SWITCH}
@@ -302,11 +305,15 @@ def test_make_check_records_the_learner_edition_and_prints_progress_first(tmp_pa
     lines = result.stdout.splitlines()
     assert result.returncode == 1, result.stdout
     assert not (tmp_path / "solutions" / FILE).exists()
-    entry = kept(tmp_path)["run_status"]
-    assert entry["passed"] is False and entry["hint"].startswith("a call waiting for approval")
+    entry = kept(tmp_path)["status_history"]
+    assert entry["passed"] is False and entry["hint"].startswith("a lookup of a missing incident")
     start = next(i for i, line in enumerate(lines) if "your progress" in line)
-    assert lines[start + 1] == f"{tmp_path / FILE}: 0 of 8 exercises passed"
+    assert lines[start + 1] == f"{tmp_path / FILE}: 0 of 11 exercises passed"
     assert lines.index(next(line for line in lines if " exercises " in line)) > start
-    assert lines[-2].endswith("run_status: NOT YET - a call waiting for approval "
-                              "[None, 'approval_required']: expected 'waiting_for_approval', "
-                              "got 'completed'")
+    assert lines[-2].endswith("status_history: NOT YET - a lookup of a missing incident "
+                              "[model.called, tool.requested, tool.finished, tool.requested, "
+                              "tool.failed(incident_not_found), model.called]: expected "
+                              "['partial'], got ['completed'] (return 'partial', not "
+                              "'completed': a run that completes with an error in it is "
+                              "'partial') - a business error goes back to the model, which "
+                              "answers with what it has: partial")
