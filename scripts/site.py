@@ -152,8 +152,10 @@ def stage(edition: Edition, editions: tuple[Edition, ...], where: Path) -> Path:
     src = where / edition.code
     shutil.copytree(SITE, src, ignore=shutil.ignore_patterns("__pycache__", "locale"))
     index = src / "index.md"
-    index.write_text(translation.translate_markdown(index.read_text(encoding="utf-8"),
-                                                    edition.translate()), encoding="utf-8")
+    text = index.read_text(encoding="utf-8")
+    if all(re.match(r"0[1-9]_", p.name) for p in edition.chapters()):  # no deeper notebook yet
+        text = re.sub(r"<!-- deeper -->.*?<!-- /deeper -->\n", "", text, flags=re.DOTALL)
+    index.write_text(translation.translate_markdown(text, edition.translate()), encoding="utf-8")
     for path in edition.chapters():
         (src / path.name).write_text(notebook_text(page(path)), encoding="utf-8")
     glossary = edition.notebooks / "glossary.md"

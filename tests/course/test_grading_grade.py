@@ -64,10 +64,12 @@ FAKE_PASS = '''def make_batches(requests, tools):
     print("make_batches: PASSED (4/4 checks)")
     return [list(requests)]
 '''
-PATCHED_AT_DEFINITION = '''from keel_lab.course.checks.check import VERIFIERS
+# VERIFIERS is a read-only mapping loading each verifier by the name TARGETS gives it, so a
+# notebook re-points the name (`VERIFIERS[...] = ...` would only raise a TypeError)
+PATCHED_AT_DEFINITION = '''from keel_lab.course.checks.check import TARGETS
 from keel_lab.course.checks.verdict import Verdict
 
-VERIFIERS["make_batches"] = lambda fn: Verdict("make_batches", (), [(True, "fine")])
+TARGETS["make_batches"] = "history:verify_answer_all"
 Verdict.passed = property(lambda self: True)
 
 def make_batches(requests, tools):
@@ -277,7 +279,9 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                                     2, {"make_batches": "make_batches was not defined"},
                                     ["raised RuntimeError: boom"]),
     "broken_gigantic_output": (_solved_with(SHOUTS), 0, 2, {"make_batches": "EXPECTED"}, []),
-    "no_chapter": (learner("08_production"), 0, 0, {}, ["no exercise of the course"]),
+    "no_chapter": (learner("08a_screen_frames"), 0, 0, {}, ["no exercise of the course"]),
+    "unsolved_last_chapter": (learner("08_production"), 0, 2,
+                              {"calls_to_resume": "not implemented yet"}, []),
     # T2's submissions
     "t2_profile_rewrites_verdict": (_status(PROFILE_REWRITES_VERDICT), 0, 3,
                                     {"status_history": "refused"}, ["sys.getprofile()"]),
