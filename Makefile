@@ -64,9 +64,9 @@ check: $(STAMP)
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE) --quiet
 	KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN $(LEARNER)/*.ipynb
 
-# For learners: one chapter of workspace/ back to its start, `make restore CHAPTER=04` (its number
-# or a part of its file name; LANGUAGE=zh: workspace/zh/). Their copy is kept first in the
-# folder's .backup/ as <chapter>.<UTC time>.ipynb: nothing is lost.
+# For learners: one chapter of workspace/ back to its start, `make restore CHAPTER=04` (its number,
+# 04a for the deeper notebook beside it, or a part of its file name; LANGUAGE=zh: workspace/zh/).
+# Their copy is kept first in the folder's .backup/ as <chapter>.<UTC time>.ipynb: nothing is lost.
 restore: $(STAMP)
 	@$(WORKCOPY) restore notebooks $(WORKSPACE) '$(CHAPTER)' --language $(LANGUAGE)
 

@@ -11,7 +11,9 @@ to the course's, so an older copy never breaks `make check` after an update.
 
 `make restore CHAPTER=04` calls `restore`: one chapter back to its start, the learner's copy
 first kept in the working folder's `.backup/` as `<name>.<UTC time>.ipynb`, so nothing is ever
-lost. A chapter is named by its number (`4`, `04`) or a part of its file name (`stream`).
+lost. A chapter is named by its number (`4`, `04`: the core chapter, not the deeper notebook
+beside it), a deeper notebook by its number and letter (`04a`), either by a part of its file
+name (`stream`).
 
 Every path comes in as an argument (the edition's folder and the working folder): the module
 never looks for the course relative to its own file.
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -105,18 +108,29 @@ def prepare(edition: Path, folder: Path) -> Prepared:
     return Prepared(folder, created, added, updated)
 
 
+NUMBER = re.compile(r"([0-9]+)([a-z]?)", re.ASCII | re.IGNORECASE)
+
+
+def _number(text: str) -> tuple[int, str] | None:
+    """`(4, "")` for `4` or `04`, a core chapter's number; `(4, "a")` for `04a`, a deeper
+    notebook's; None for what is no number."""
+    match = NUMBER.fullmatch(text)
+    return (int(match[1]), match[2].casefold()) if match else None
+
+
 def find_chapter(edition: Path, chapter: str) -> Path:
-    """The chapter of `edition` that `chapter` names: its number (`4`, `04`) or a part of its
-    file name (`stream`, `04_streaming.ipynb`), case aside; `LabError` when it names none or
-    more than one."""
+    """The chapter of `edition` that `chapter` names: its number (`4`, `04`: the core chapter
+    04_streaming, not the deeper notebook 04a_where_calls_close beside it), a deeper notebook's
+    number and letter (`04a`), or a part of its file name (`stream`, `04_streaming.ipynb`),
+    case aside; `LabError` when it names none or more than one."""
     given = chapter.strip()
     names = chapters(edition)
     listed = ", ".join(p.stem for p in names)
     if not given:
         raise LabError(f"no chapter given: name one by its number or a part of its file name, "
                        f"e.g. CHAPTER=04 ({listed})")
-    if given.isascii() and given.isdigit():
-        found = [p for p in names if int(p.name[:2]) == int(given)]
+    if (number := _number(given)) is not None:
+        found = [p for p in names if _number(p.name.split("_", 1)[0]) == number]
     else:
         found = [p for p in names if given.casefold() in p.name.casefold()]
     if not found:
@@ -237,7 +251,8 @@ def parser() -> argparse.ArgumentParser:
         s.add_argument("notebooks", type=Path, help="the learner edition (the course's notebooks/)")
         s.add_argument("workspace", type=Path, help="the learner's working folder")
         if name == "restore":
-            s.add_argument("chapter", help="its number (04) or a part of its file name")
+            s.add_argument("chapter", help="its number (04; 04a: the deeper notebook) or a "
+                                            "part of its file name")
         s.add_argument("--language", default="en",
                        help="en, or the subfolder of another edition (zh)")
         if name == "prepare":

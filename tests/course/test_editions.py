@@ -58,13 +58,21 @@ def test_the_progress_cell_shows_the_progress_and_is_not_compared():
 
 
 def test_solution_paths_in_course_order_and_by_name():
-    assert [p.stem[:2] for p in solution_paths(CHECKOUT)] == [f"0{n}" for n in range(1, 9)]
+    """The asyncio primer (00) first, then the chapters 01 to 08, each deeper notebook (04a,
+    ...) after its chapter."""
+    stems = [p.stem for p in solution_paths(CHECKOUT)]
+    assert stems == sorted(stems) and stems[0] == "00_asyncio_primer"
+    assert [s[:2] for s in stems if s[2] == "_"] == [f"0{n}" for n in range(9)]
+    assert stems.index("04a_where_calls_close") == stems.index("04_streaming") + 1
     assert [p.stem for p in solution_paths(CHECKOUT, ["05", "history"])] == [
         "01_history", "05_partial_success"]
+    assert [p.stem for p in solution_paths(CHECKOUT, ["04a", "00"])] == [
+        "00_asyncio_primer", "04a_where_calls_close"]
 
 
 def test_an_unknown_chapter_or_an_empty_checkout_is_a_lab_error(tmp_path):
-    with pytest.raises(LabError, match="no chapter matches 'zz'; chapters: 01_history"):
+    with pytest.raises(LabError, match="no chapter matches 'zz'; chapters: 00_asyncio_primer, "
+                                       "01_history, "):
         solution_paths(CHECKOUT, ["zz"])
     (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
     with pytest.raises(LabError, match=r"no solution notebooks in .*solutions: give a checkout"):

@@ -223,21 +223,26 @@ def test_restore_of_an_untouched_or_missing_chapter_needs_no_backup(course, tmp_
     ("04", "04_streaming"), ("4", "04_streaming"), (" 04 ", "04_streaming"),
     ("stream", "04_streaming"), ("STREAMING", "04_streaming"),
     ("04_streaming.ipynb", "04_streaming"),
-    ("1", "01_history"), ("history", "01_history")])
+    ("1", "01_history"), ("history", "01_history"),
+    ("04a", "04a_where_calls_close"), ("4A", "04a_where_calls_close"),
+    ("where_calls", "04a_where_calls_close"), ("02b", "02b_when_a_call_raises"),
+    ("00", "00_asyncio_primer"), ("0", "00_asyncio_primer"), ("asyncio", "00_asyncio_primer")])
 def test_a_chapter_is_named_by_its_number_or_a_part_of_its_name(given, name):
+    """A number names the core chapter, not the deeper notebooks beside it (04a, ...)."""
     assert find_chapter(NOTEBOOKS, given).stem == name
 
 
 @pytest.mark.parametrize(("given", "error"), [
     ("9", r"^no chapter matches '9': give its number or a part of its file name "
-          r"\(01_history, 02_pairing, 03_batching, 04_streaming, "),
+          r"\(00_asyncio_primer, 01_history, 02_pairing, 02a_delay_spread, "),
+    ("04c", r"^no chapter matches '04c': .*04_streaming, 04a_where_calls_close, 05_"),
     ("stremaing", r"^no chapter matches 'stremaing'"),
     ("solutions", r"^no chapter matches 'solutions'"),
     ("²", r"^no chapter matches '²'"),
     ("ing", r"^'ing' matches \d chapters \(02_pairing, 03_batching, 04_streaming.*\): "
             r"give its number$"),
     ("", r"^no chapter given: name one by its number or a part of its file name, "
-         r"e\.g\. CHAPTER=04 \(01_history, ")])
+         r"e\.g\. CHAPTER=04 \(00_asyncio_primer, 01_history, ")])
 def test_no_match_or_more_than_one_is_a_clear_error(given, error):
     with pytest.raises(LabError, match=error):
         find_chapter(NOTEBOOKS, given)
@@ -258,6 +263,24 @@ def test_restore_says_where_the_copy_is_kept_in_one_line(course, tmp_path, capsy
     assert (code, out) == (2, "") and err == (
         "make restore: no chapter matches '7': give its number or a part of its file name "
         "(01_history, 02_pairing)\n")
+
+
+def test_a_number_restores_the_core_chapter_and_a_letter_the_deeper_notebook(course, tmp_path,
+                                                                           capsys):
+    (course / "02a_more.ipynb").write_text(notebook("start of 02a"))
+    ws = tmp_path / "workspace"
+    prepare(course, ws)
+    (ws / "02_pairing.ipynb").write_text(notebook("my answer"))
+    (ws / "02a_more.ipynb").write_text(notebook("my deeper answer"))
+    assert run(capsys, "restore", course, ws, "02")[0] == 0
+    assert (ws / "02_pairing.ipynb").read_text() == notebook("start of 02_pairing.ipynb")
+    assert (ws / "02a_more.ipynb").read_text() == notebook("my deeper answer")
+    assert run(capsys, "restore", course, ws, "2a")[0] == 0
+    assert (ws / "02a_more.ipynb").read_text() == notebook("start of 02a")
+    code, out, err = run(capsys, "restore", course, ws, "02b")
+    assert (code, out) == (2, "") and err == (
+        "make restore: no chapter matches '02b': give its number or a part of its file name "
+        "(01_history, 02_pairing, 02a_more)\n")
 
 
 def test_restore_in_the_chinese_edition(course, tmp_path, capsys):
@@ -347,7 +370,7 @@ def test_make_restore_without_a_match_is_one_line_and_exit_2():
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[0].startswith(
         "make restore: no chapter matches 'no-such-chapter': give its number or a part of its "
-        "file name (01_history, ")
+        "file name (00_asyncio_primer, 01_history, ")
 
 
 def test_the_learners_copy_is_git_ignored():
