@@ -14,7 +14,7 @@ import functools
 import inspect
 import linecache
 import traceback
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -161,6 +161,8 @@ def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
     if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
         verdict.add(False, "", _("{what}: your function returned {value}, expected {expected}")
                     .format(what=what, value=describe(value), expected=_(expected)))
+        if isinstance(value, Coroutine):  # an `async def` answer: never awaited, closed quietly
+            value.close()
         return None
     out: list[Any] | None = guard(verdict, what, list, value)  # a generator runs here
     return out
