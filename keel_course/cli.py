@@ -61,7 +61,8 @@ def parser() -> argparse.ArgumentParser:
                                    "grade` would, why, and what to do; exit 2 when any.")
     n.add_argument("dir", type=Path, metavar="DIR", help="the course folder")
     n.add_argument("chapters", nargs="*", metavar="CHAPTER",
-                   help="only chapters whose name contains CHAPTER (default: all)")
+                   help="only chapters whose name, or a deeper notebook's they link, "
+                        "contains CHAPTER (default: all)")
     n.add_argument("--check", action="store_true",
                    help="check DIR/submitted/ before `nbgrader autograde`")
 

@@ -2,7 +2,8 @@
 README for students - and no solution anywhere, which `find_leaks` proves before it is given out.
 The package is keel_lab alone, with its data/: the handout's pyproject.toml is the repository's
 without keel_course (`keel_course.pyproject`), so `pip install .` gives a student `keel-lab` and
-nothing of the instructor's tools.
+nothing of the instructor's tools. The notebooks are all the course's: the chapters and the
+optional deeper notebooks beside them (`00_asyncio_primer`, `04a_...`), which the chapters link.
 
 A handout is in one language: English is made from notebooks/solutions/, Chinese ("zh") from the
 Chinese solutions notebooks/zh/solutions/ (built by `make notebooks` from the English ones and
@@ -66,9 +67,10 @@ CHECK_ENV = {"en": "", "zh": "KEEL_LAB_LANG=zh "}  # the summary's language, as 
 
 README = {"en": f"""# keel-lab: parallel and streamed tool calls
 
-A hands-on course in eight Jupyter notebooks about what goes wrong when a language model asks
-for several tool calls in one turn, and when those calls arrive as streamed fragments. Everything
-runs offline on your machine once it is installed.
+A hands-on course in eight chapters, each a Jupyter notebook, about what goes wrong when a
+language model asks for several tool calls in one turn, and when those calls arrive as streamed
+fragments; optional deeper notebooks beside the chapters (`02a_...`, `04a_...`, and an asyncio
+primer, `00_...`) go further. Everything runs offline on your machine once it is installed.
 
 ## Install (once)
 
@@ -88,8 +90,8 @@ python3 -m venv .venv
 ```
 
 Open the URL it prints, then `01_history.ipynb`, and work through the chapters in order, running
-each notebook from the top (Run > Run All Cells). Words the chapters use are explained in
-`notebooks/glossary.md`.
+each notebook from the top (Run > Run All Cells); each chapter links the optional notebooks that
+go with it. Words the chapters use are explained in `notebooks/glossary.md`.
 
 ## Check your answers
 
@@ -107,8 +109,9 @@ kept in `notebooks/.keel-progress.json`.
 The solutions are not in this folder: try each exercise yourself, then ask your instructor.
 """, "zh": f"""# keel-lab：并行与流式工具调用
 
-一门由八个 Jupyter notebook 组成的动手课程，讲语言模型在一轮中请求多个工具调用、而这些调用
-又以流式片段到达时，会出什么问题。安装之后，一切都在你自己的机器上离线运行。
+一门由八章组成的动手课程（每章一个 Jupyter notebook），讲语言模型在一轮中请求多个工具调用、
+而这些调用又以流式片段到达时，会出什么问题；各章旁边的选读 notebook（`02a_...`、`04a_...`，
+以及 asyncio 入门 `00_...`）讲得更深入。安装之后，一切都在你自己的机器上离线运行。
 
 ## 安装（一次即可）
 
@@ -128,7 +131,8 @@ python3 -m venv .venv
 ```
 
 打开它打印出的网址，再打开 `01_history.ipynb`，按顺序学习各章，每个 notebook 都从头运行
-（Run > Run All Cells）。各章用到的术语在 `notebooks/glossary.md` 中有解释。
+（Run > Run All Cells）；每一章都链接了与它配套的选读 notebook。各章用到的术语在
+`notebooks/glossary.md` 中有解释。
 
 ## 检查你的答案
 

@@ -10,7 +10,10 @@ nothing, and `check` raises unless the exercise passed), every other cell read-o
 observe cells are solution cells too (nbgrader strips their blocks), worth nothing; its
 prediction cells carry no metadata, so the learner may write a letter, and are emptied in the
 source already, as in the learner edition. The "Your progress" cells are for a learner working
-alone and stay out.
+alone and stay out. A deeper notebook (optional, without exercises: every notebook but the
+chapters `01_` to `08_`) has nothing to grade: it goes into the assignment of the chapter that
+links it (`00_asyncio_primer` and `02a_...` into `02_pairing`), read-only, so the chapter's links
+work in nbgrader's release and a student who hands in only the chapter misses nothing.
 
 The learner edition carries the same metadata on the cells nbgrader grades, and its check cells
 are the source's to the character (`editions.graded_cells`), so students may hand in the
@@ -51,6 +54,7 @@ from keel_lab.providers.streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
 COURSE_ID = "keel-lab"
+CHAPTER = re.compile(r"0[1-9]_")  # a chapter's file name; any other notebook is a deeper one
 
 CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-course nbgrader`
 (which never overwrites this file: edit it freely). Run nbgrader's commands in this folder."""
@@ -94,26 +98,34 @@ def nbgrader_source(solution: Notebook) -> Notebook:
 
 
 def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> list[Path]:
-    """Write `root/source/<chapter>/<chapter>.ipynb` (with the glossary its links point to) for
-    every chapter, or those whose name contains one of `names`, and `root/nbgrader_config.py`
-    unless there is one; the files written. A chapter's source is replaced, nothing else of a
-    course (its database, submissions, grades) is touched. `LabError`, before anything is
-    written, for a folder inside the course's sources (the solutions would go to students), a
-    damaged solution notebook, or a config that is a link to nothing (written through, it
-    would land outside the course)."""
+    """Write `root/source/<chapter>/<chapter>.ipynb` (with the deeper notebooks the chapter
+    links, and the glossary the links point to) for every chapter, or those with a notebook
+    whose name contains one of `names`, and `root/nbgrader_config.py` unless there is one; the
+    files written. A chapter's source is replaced, nothing else of a course (its database,
+    submissions, grades) is touched. `LabError`, before anything is written, for a folder
+    inside the course's sources (the solutions would go to students), a damaged solution
+    notebook, or a config that is a link to nothing (written through, it would land outside
+    the course)."""
     check_outside(root, checkout)
     config = root / "nbgrader_config.py"
     if config.is_symlink() and not config.exists():
         raise LabError(f"{config} is a link to a missing file: remove it, or point it at your "
                        "nbgrader settings")
-    sources = {}
-    for path in solution_paths(checkout, names):
+    chosen = solution_paths(checkout, names)
+    sources, texts = {}, {}
+    for path in solution_paths(checkout):
         with reading(path):
-            sources[path] = notebook_text(nbgrader_source(read_notebook(path)))
+            solution = read_notebook(path)
+            sources[path] = notebook_text(nbgrader_source(solution))
+            texts[path] = "".join(source(cell) for cell in solution["cells"])
+    assignment = assignments(texts)
+    wanted = {assignment[p] for p in chosen}
     written = []
     try:
         for path, text in sources.items():
-            folder = root / "source" / path.stem
+            if assignment[path] not in wanted:
+                continue
+            folder = root / "source" / assignment[path]
             folder.mkdir(parents=True, exist_ok=True)
             notebook = folder / path.name
             notebook.write_text(text, encoding="utf-8")
@@ -125,6 +137,15 @@ def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> 
     except OSError as exc:
         raise LabError(f"cannot write the nbgrader course to {root}: {failure(exc)}") from exc
     return written
+
+
+def assignments(texts: dict[Path, str]) -> dict[Path, str]:
+    """The assignment of each solution notebook, from the notebooks' texts in course order: a
+    chapter's is its own, a deeper notebook's that of the first chapter that links it (its own
+    when no chapter does)."""
+    chapters = [p for p in texts if CHAPTER.match(p.name)]
+    return {p: p.stem if p in chapters else next(
+        (c.stem for c in chapters if f"]({p.name}" in texts[c]), p.stem) for p in texts}
 
 
 # Checking what nbgrader's autograde will read. nbgrader matches a submitted notebook's cells
@@ -203,8 +224,11 @@ def _check(root: Path, folders: list[Path]) -> tuple[int, list[Finding]]:
             continue
         others = sorted({p.name for p in folder.glob("*.ipynb")} - {p.name for p in expected})
         for source_path in expected:
-            count += 1
             path = folder / source_path.name
+            cells = _expected(source_path)
+            if not path.exists() and not any(k.grade or k.solution for k in cells.values()):
+                continue  # a deeper notebook, optional: nothing to grade, nothing missing
+            count += 1
             where = path.relative_to(root).as_posix()
             if not path.exists():
                 findings.append(Finding(where, "missing: nbgrader gives it 0 points; " + (
@@ -220,7 +244,7 @@ def _check(root: Path, folders: list[Path]) -> tuple[int, list[Finding]]:
                 continue
             release = f"release/{folder.name}/{source_path.name}"
             findings.extend(Finding(where, text, blocking) for blocking, text
-                            in submission_problems(nb, _expected(source_path), release))
+                            in submission_problems(nb, cells, release))
     return count, findings
 
 

@@ -47,8 +47,9 @@ from keel_lab.course.cells import source, tags
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 AT = ["--checkout", str(ROOT)]  # the checkout the handout is made from
-SOLUTIONS = solution_paths(CHECKOUT)
+SOLUTIONS = solution_paths(CHECKOUT)  # the chapters and the deeper notebooks beside them
 LINES = solution_lines(SOLUTIONS)
+CHAPTER_5 = solution_paths(CHECKOUT, ["05_"])[0]
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,7 @@ def _exercise_lines(path: Path) -> dict[str, set[str]]:
 
 def test_every_exercise_has_solution_lines_the_check_looks_for():
     per_exercise = {k: v for p in SOLUTIONS for k, v in _exercise_lines(p).items()}
-    assert len(per_exercise) == 8
+    assert len(per_exercise) == 11
     assert all(lines and lines <= LINES for lines in per_exercise.values()), per_exercise
     assert 'prediction_1 = "C" # your letter, A to F' in LINES  # chapter 6's letters too
     assert all(len(line) >= MIN_LINE for line in LINES)
@@ -91,16 +92,16 @@ def test_no_solution_line_in_any_file_of_the_handout_or_its_zip(built):
 
 def _plant(folder: Path, where: str) -> str:
     """Put the first solution line of chapter 5 somewhere in the handout; the file's name."""
-    solution = read_notebook(SOLUTIONS[4])
+    solution = read_notebook(CHAPTER_5)
     answer = next(c for c in solution["cells"] if "exercise" in tags(c))
     line = next(x for x in source(answer).splitlines() if normalized(x) in LINES)
-    learner_path = folder / "notebooks" / SOLUTIONS[4].name
+    learner_path = folder / "notebooks" / CHAPTER_5.name
     learner = read_notebook(learner_path)
     cell = next(c for c in learner["cells"] if "exercise" in tags(c))
     if where == "solutions folder":
         (folder / "notebooks" / "solutions").mkdir()
-        shutil.copy(SOLUTIONS[4], folder / "notebooks" / "solutions")
-        return f"notebooks/solutions/{SOLUTIONS[4].name}"
+        shutil.copy(CHAPTER_5, folder / "notebooks" / "solutions")
+        return f"notebooks/solutions/{CHAPTER_5.name}"
     if where == "exercise cell":
         cell["source"] = source(answer)
     elif where == "output":
@@ -113,7 +114,7 @@ def _plant(folder: Path, where: str) -> str:
         (folder / "keel_lab" / "course" / "answers.py").write_text(f"def f(codes):\n{line}\n")
         return "keel_lab/course/answers.py"
     learner_path.write_text(json.dumps(learner))
-    return f"notebooks/{SOLUTIONS[4].name}"
+    return f"notebooks/{CHAPTER_5.name}"
 
 
 @pytest.mark.parametrize("where", ["solutions folder", "exercise cell", "output", "metadata",
@@ -212,8 +213,8 @@ def test_a_chinese_build_that_would_leak_is_refused_and_removed(tmp_path, monkey
 
 def test_a_chinese_edition_not_built_yet_is_a_lab_error(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(translation, "edition", lambda checkout, language: tmp_path / language)
-    with pytest.raises(LabError, match=r"zh/solutions/01_history.ipynb is missing: build the zh "
-                                       r"edition with `make notebooks` first"):
+    with pytest.raises(LabError, match=r"zh/solutions/00_asyncio_primer.ipynb is missing: build "
+                                       r"the zh edition with `make notebooks` first"):
         build_handout(CHECKOUT, tmp_path / "handout", "zh")
     assert not (tmp_path / "handout").exists()
     assert main([*AT, "handout", str(tmp_path / "handout"), "--language", "zh"]) == 2

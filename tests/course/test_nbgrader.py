@@ -103,6 +103,20 @@ def test_layout_writes_each_chapter_and_keeps_an_edited_config(tmp_path):
     assert (tmp_path / "nbgrader_config.py").read_text().endswith("# mine\n")
 
 
+def test_a_deeper_notebook_goes_with_the_chapter_that_links_it(tmp_path):
+    """Optional, nothing to grade: released beside its chapter, whose links reach it; the
+    primer (00) with chapter 2, which links it; named alone, it brings its chapter along."""
+    pairing = ["00_asyncio_primer", "02_pairing", "02a_delay_spread", "02b_when_a_call_raises"]
+    for name in ("02", "00", "02b"):
+        assert layout_course(CHECKOUT, tmp_path, [name])[:4] == [
+            tmp_path / "source" / "02_pairing" / f"{n}.ipynb" for n in pairing]
+    assert sorted(p.name for p in (tmp_path / "source").iterdir()) == ["02_pairing"]
+    written = layout_course(CHECKOUT, tmp_path)
+    assert sorted({p.parent.name for p in written if p.suffix == ".ipynb"}) == [
+        p.stem for p in SOLUTIONS if p.name[:2] != "00" and p.name[2] == "_"]
+    assert len(written) == len(SOLUTIONS)  # every notebook, the config kept
+
+
 def test_an_unknown_chapter_is_a_lab_error(tmp_path):
     with pytest.raises(LabError, match="no chapter matches 'nine'"):
         layout_course(CHECKOUT, tmp_path, ["nine"])
@@ -118,6 +132,7 @@ def test_cli_lays_out_the_course(tmp_path, capsys):
     assert main([*AT, "nbgrader", str(tmp_path / "course"), "08"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         str(tmp_path / "course" / "source" / "08_production" / "08_production.ipynb"),
+        str(tmp_path / "course" / "source" / "08_production" / "08a_screen_frames.ipynb"),
         str(tmp_path / "course" / "nbgrader_config.py")]
     assert main([*AT, "nbgrader", str(tmp_path / "course"), "nine"]) == 2
     err = capsys.readouterr().err
@@ -298,8 +313,8 @@ def test_a_copied_cell_or_no_metadata_at_all_is_said():
                                       "notebook): nbgrader would give it 0 points; grade it "
                                       "with `keel-course grade`, which finds exercises by "
                                       "their functions")]
-    no_exercise = learner_edition(_solution("08"))
-    assert _problems(no_exercise, "08_production") == []  # nothing to grade, nothing missing
+    no_exercise = learner_edition(_solution("08a"))  # a deeper notebook
+    assert _problems(no_exercise, "08a") == []  # nothing to grade, nothing missing
 
 
 def test_an_edited_check_is_a_note_nbgrader_puts_the_check_back():
@@ -324,8 +339,9 @@ def test_cli_check_lists_what_nbgrader_cannot_grade_then_one_error_line(tmp_path
     learner = _learner(CHAPTER)
     _submit(course, "ada", fill_solutions(learner, _solution(CHAPTER)))
     _submit(course, "bob", learner)
+    _submit(course, "bob", _learner("02a"), name="02a_delay_spread.ipynb")  # optional, handed in
     assert main(["nbgrader", "--check", str(course)]) == 0
-    assert capsys.readouterr() == ("2 submitted notebooks: nbgrader can autograde them all\n", "")
+    assert capsys.readouterr() == ("3 submitted notebooks: nbgrader can autograde them all\n", "")
 
     _submit(course, "cy", _with(learner, "check", lambda c: c["metadata"].pop("nbgrader")))
     _submit(course, "dee", learner, name=f"{CHAPTER}-Copy1.ipynb")
@@ -345,7 +361,7 @@ def test_cli_check_lists_what_nbgrader_cannot_grade_then_one_error_line(tmp_path
     assert "nbgrader cannot read it (not valid JSON" in lines[3]
     assert "nbgrader has no assignment '09_extra'" in lines[4]
     assert ": note: the check cell" in lines[5]
-    assert err == ("keel-course: error: 4 of 6 submitted notebooks cannot be autograded by "
+    assert err == ("keel-course: error: 4 of 7 submitted notebooks cannot be autograded by "
                    "nbgrader as they are (listed above, each with what to do)\n")
 
 
