@@ -16,6 +16,7 @@ import asyncio
 import concurrent.futures
 import inspect
 import json
+import sys
 import threading
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -115,9 +116,19 @@ class Toolset:
 
 @cache
 def _validator(schema_json: str) -> Any:
-    # Imported on first use: jsonschema's import pulls in optional format checkers that cost
-    # about a second, and `import keel_lab` must stay fast.
-    from jsonschema import Draft202012Validator
+    # Imported on first use, without the optional `rfc3987_syntax` (Jupyter installs it with
+    # jsonschema's format extras): jsonschema imports it for its "iri" format checker, which the
+    # lab's validators never use, and it builds a grammar at import - 3.5 s measured, paid by a
+    # learner's first experiment. `None` in sys.modules makes that one import fail, for this
+    # import only.
+    blocked = "jsonschema" not in sys.modules and "rfc3987_syntax" not in sys.modules
+    if blocked:
+        sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
+    try:
+        from jsonschema import Draft202012Validator
+    finally:
+        if blocked:
+            del sys.modules["rfc3987_syntax"]
 
     return Draft202012Validator(json.loads(schema_json))
 

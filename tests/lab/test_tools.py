@@ -283,3 +283,19 @@ def test_a_non_blocking_tool_is_called_on_the_loop_and_a_blocking_one_in_a_threa
 
 def test_the_incident_tools_never_block(tools):
     assert not any(t.blocking for t in tools.tools.values())
+
+
+def test_validating_arguments_does_not_build_jsonschemas_iri_grammar():
+    """jsonschema imports `rfc3987_syntax` (when installed) for a format checker the lab never
+    uses, and that import builds a grammar for seconds: the lab's first validation leaves it out,
+    and the module still imports for anyone who asks later."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom keel_lab.core.tools import schema_errors\n"
+            "assert schema_errors({'type': 'object', 'required': ['a']}, {})\n"
+            "assert 'rfc3987_syntax' not in sys.modules\n"
+            "try:\n    import rfc3987_syntax\nexcept ModuleNotFoundError:\n    pass\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
