@@ -41,6 +41,9 @@ BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
 NBGRADER_SCHEMA = 3  # the version of nbgrader's cell metadata (nbgrader 0.6 to 0.9)
 IMPORT_CHECK = "from keel_lab.course.checks import check\n\n"
+# A core chapter's file name (01_history.ipynb); any other notebook (00_asyncio_primer,
+# 04a_where_calls_close) is an optional deeper one beside the chapters.
+CHAPTER = re.compile(r"0[1-9]_")
 _PREDICTION = re.compile(r'^(\w+ = )"[^"\n]*"', re.MULTILINE)
 _BLOCK = re.compile(rf"^([ \t]*){re.escape(BEGIN)}\n.*?^[ \t]*{re.escape(END)}[ \t]*$",
                     re.MULTILINE | re.DOTALL)

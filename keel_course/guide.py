@@ -33,7 +33,7 @@ from types import ModuleType
 from typing import Any
 
 from keel_course.checkout import Checkout
-from keel_course.editions import exercises, read_notebook
+from keel_course.editions import CHAPTER, exercises, read_notebook
 from keel_course.sources import failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
@@ -105,7 +105,7 @@ def notebook(checkout: Checkout, chapter: str) -> dict[str, Any]:
 
 def chapters(checkout: Checkout) -> list[str]:
     """The core path's chapters (`NN_name`); the optional deeper notebooks have no class plan."""
-    return sorted(p.stem for p in checkout.solutions.glob("0[1-9]_*.ipynb"))
+    return sorted(p.stem for p in checkout.solutions.glob("*.ipynb") if CHAPTER.match(p.name))
 
 
 def sections(checkout: Checkout, chapter: str) -> list[str]:

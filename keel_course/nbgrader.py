@@ -35,6 +35,7 @@ from typing import Any
 
 from keel_course.checkout import Checkout
 from keel_course.editions import (
+    CHAPTER,
     NBGRADER_SCHEMA,
     STUB,
     Notebook,
@@ -54,8 +55,6 @@ from keel_lab.providers.streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
 COURSE_ID = "keel-lab"
-CHAPTER = re.compile(r"0[1-9]_")  # a chapter's file name; any other notebook is a deeper one
-
 CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-course nbgrader`
 (which never overwrites this file: edit it freely). Run nbgrader's commands in this folder."""
 

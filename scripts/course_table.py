@@ -19,9 +19,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from keel_course.editions import CHAPTER
+
 LEARNER = {"exercise", "prediction", "try", "observe"}
 WPM, PER_CODE_CELL, PER_SMALL_CELL, PER_EXERCISE = 150, 1, 3, 12
-CORE = re.compile(r"0[1-9]_\w+$")  # a core chapter's stem; any other notebook is optional
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Chapter:
 
     @property
     def core(self) -> bool:
-        return bool(CORE.match(self.name))
+        return bool(CHAPTER.match(self.name))
 
     @property
     def minutes(self) -> int:

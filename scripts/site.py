@@ -38,6 +38,7 @@ from nbformat.validator import get_validator
 from keel_course import translation
 from keel_course.checkout import Checkout
 from keel_course.editions import (
+    CHAPTER,
     PROGRESS_CELLS,
     Notebook,
     notebook_text,
@@ -153,7 +154,7 @@ def stage(edition: Edition, editions: tuple[Edition, ...], where: Path) -> Path:
     shutil.copytree(SITE, src, ignore=shutil.ignore_patterns("__pycache__", "locale"))
     index = src / "index.md"
     text = index.read_text(encoding="utf-8")
-    if all(re.match(r"0[1-9]_", p.name) for p in edition.chapters()):  # no deeper notebook yet
+    if all(CHAPTER.match(p.name) for p in edition.chapters()):  # no deeper notebook yet
         text = re.sub(r"<!-- deeper -->.*?<!-- /deeper -->\n", "", text, flags=re.DOTALL)
     index.write_text(translation.translate_markdown(text, edition.translate()), encoding="utf-8")
     for path in edition.chapters():
