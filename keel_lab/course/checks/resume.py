@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled
+from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
 from keel_lab.course.experiments.production import crashed_log, graph_log
 from keel_lab.course.i18n import N_, _
 from keel_lab.course.production.store import CONFIRMED, TERMINAL, Record, to_resume
@@ -121,14 +121,7 @@ def verify_calls_to_resume(calls_to_resume: Callable[[list[Record]], Any]) -> Ve
         shown = [_short(c) for c in want]
         what = _(label) if want else _("{label} (return an empty list when no call is left)"
                                         ).format(label=_(label))
-        value = guard(v, what, calls_to_resume, list(log))
-        if value is None:
-            return v
-        if isinstance(value, set | frozenset | dict | str) or not hasattr(value, "__iter__"):
-            v.add(False, "", _("{what}: your function returned {value}, expected {expected}")
-                  .format(what=_(label), value=describe(value), expected=_(IDS)))
-            return v
-        got = guard(v, _(label), list, value)  # a generator runs here
+        got = listed(v, what, IDS, calls_to_resume, list(log), unordered=True, said=_(label))
         if got is None:
             return v
         why = problem(got, want, log)

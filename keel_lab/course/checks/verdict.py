@@ -152,19 +152,22 @@ def where(exc: BaseException, fn: Callable[..., Any]) -> str:
 
 
 def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
-           *args: Any, explain: Callable[[Exception], str] | None = None) -> list[Any] | None:
+           *args: Any, explain: Callable[[Exception], str] | None = None,
+           unordered: bool = False, said: str | None = None) -> list[Any] | None:
     """Call the learner's function and take what it returned as a list; None after a hint
-    saying what went wrong or what it returned instead of `expected`."""
+    saying what went wrong or what it returned instead of `expected` (`said`: the case as that
+    hint names it, `what` by default). `unordered`: a set is refused too, where order counts."""
     value = guard(verdict, what, fn, *args, explain=explain)
     if value is None:
         return None
-    if isinstance(value, str | bytes | dict) or not hasattr(value, "__iter__"):
+    refused = (str, bytes, dict, set, frozenset) if unordered else (str, bytes, dict)
+    if isinstance(value, refused) or not hasattr(value, "__iter__"):
         verdict.add(False, "", _("{what}: your function returned {value}, expected {expected}")
-                    .format(what=what, value=describe(value), expected=_(expected)))
+                    .format(what=said or what, value=describe(value), expected=_(expected)))
         if isinstance(value, Coroutine):  # an `async def` answer: never awaited, closed quietly
             value.close()
         return None
-    out: list[Any] | None = guard(verdict, what, list, value)  # a generator runs here
+    out: list[Any] | None = guard(verdict, said or what, list, value)  # a generator runs here
     return out
 
 
