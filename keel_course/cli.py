@@ -137,15 +137,23 @@ def _grade(args: argparse.Namespace) -> int:
 
     from keel_course.grading import find_submissions, grade
     from keel_course.grading.gradebook import check_csv, table, to_dict, write_csv
+    from keel_course.grading.sandbox import isolation
 
     paths = find_submissions(args.paths, lambda problem: print(
         f"keel-course: warning: {printable(problem)}", file=sys.stderr))
     if args.csv:
         check_csv(args.csv, paths)  # before grading: a wrong path costs no grading time
+    unconfined = isolation()
+    if unconfined:  # on every run: the instructor must know what the grades are worth
+        print(f"keel-course: warning: {printable(unconfined)}: submissions run in plain processes, "
+              "which a determined cheat can escape (README: Grading's threat model)",
+              file=sys.stderr)
     with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
               disable=None) as bar:
         rows = grade(paths, args.timeout, args.jobs, bar.update)
-    print(json_text(to_dict(rows)) if args.json else table(rows, WIDTH), flush=True)
+    sandbox = {"sandbox": "none" if unconfined else "bubblewrap", "why": unconfined}
+    print(json_text(to_dict(rows) | {"isolation": sandbox}) if args.json
+          else table(rows, WIDTH), flush=True)
     if args.csv:
         write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
     return 0

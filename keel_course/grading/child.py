@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
+from keel_course.grading.plain import given, to_plain
+from keel_course.grading.remote import Requests, serve
 
 if TYPE_CHECKING:
     from keel_lab.course.checks.verdict import Verdict
@@ -172,8 +174,9 @@ def refusal(what: str) -> str:
             "points")
 
 
-def grade(job: dict[str, Any], channel: Channel) -> None:
-    """Run the chunks in order and judge each exercise where its check cell stands."""
+def grade(job: dict[str, Any], channel: Channel, requests: Requests) -> None:
+    """Run the chunks in order; where each exercise's check cell stands, serve its function to
+    the grader (which judges it), or judge it here (`JUDGED_INSIDE`)."""
     import_lab()
     from keel_lab.course.checks.check import VERIFIERS
     from keel_lab.course.checks.verdict import Verdict
@@ -192,8 +195,11 @@ def grade(job: dict[str, Any], channel: Channel) -> None:
             if changed:
                 snapshot.restore()
             channel.send(at=f"checking {name}")
-            channel.send(exercise=name, **judge(name, namespace, changed, snapshot,
-                                                (verifiers[name], Verdict), job, channel))
+            if name in job["remote"]:
+                offer(name, namespace, changed, snapshot, channel, requests)
+            else:
+                channel.send(exercise=name, **judge(name, namespace, changed, snapshot,
+                                                    (verifiers[name], Verdict), job, channel))
         if at < len(chunks):
             channel.send(at=f"running cell {chunks[at]['cell']}")
             error = run_chunk(chunks[at], namespace, elsewhere)
@@ -230,14 +236,81 @@ def judge(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
             else None}
 
 
+def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Snapshot,
+          channel: Channel, requests: Requests) -> None:
+    """Serve the function bound to `name` to the grader's verifier, each call watched: what it
+    returned or raised, how far it moved the virtual clock, what the watch found."""
+    fn = namespace.get(name)
+    refused = refusal(f"the notebook changed the lab's code ({changed[0]})") if changed else None
+    channel.send(serve=name, defined=name in namespace, refused=refused,
+                 name=getattr(fn, "__name__", None) if fn is not None else None)
+    guard = Guard(snapshot)
+
+    def call(fn: Callable[..., Any], args: tuple[Any, ...], lab: list[str]) -> dict[str, Any]:
+        from keel_lab.core.clock import clock_moves
+        from keel_lab.course.checks.delegation import watched
+        from keel_lab.course.checks.verdict import where
+
+        target = guard.wrap(fn)
+        if lab:
+            target = watched(target, tuple(_lab_object(n) for n in lab))
+        reply: dict[str, Any]
+        known = given(args)
+        before = [to_plain(a, known) if type(a) in (list, dict) else None for a in args]
+        with clock_moves() as moved:
+            try:
+                reply = {"return": to_plain(target(*args), known)}
+            except BaseException as exc:  # SystemExit too: the grader judges it as raised
+                reply = {"raise": _raised(exc, where(exc, fn))}
+        after = [to_plain(a, known) if type(a) in (list, dict) else None for a in args]
+        if after != before:  # the learner's code changed its input: the grader's changes too
+            reply["after"] = after
+        now = snapshot.changes()
+        found = [*(f"changed the lab's code: {w}" for w in now[:1]), *guard.found]
+        if now:
+            snapshot.restore()
+        return reply | {"moved": sum(moved), **({"found": found[0]} if found else {})}
+
+    if fn is not None:
+        serve(iter(requests.next, None), fn, call, channel.send)
+    else:
+        requests.next()  # the grader's ("done",): it judged a missing function
+
+
+def _lab_object(name: str) -> Any:
+    """A lab object by `module:qualname`, as the grader named it."""
+    import importlib
+
+    module, _, qualname = name.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in qualname.split("."):
+        found = getattr(found, part)
+    return found
+
+
+def _raised(exc: BaseException, where: str) -> dict[str, Any]:
+    """An exception of the learner's code as plain data: its type, module, arguments and place."""
+    kind = type(exc)
+    module = "builtins" if kind.__module__ == "builtins" else kind.__module__
+    base = next(c.__name__ for c in kind.__mro__ if c.__module__ == "builtins")
+    attrs = {k: to_plain(v) for k, v in getattr(exc, "__dict__", {}).items()
+             if isinstance(k, str) and not k.startswith("_") and k != "keel_sent"}
+    sent = getattr(exc, "keel_sent", None)
+    return {"sent": sent if type(sent) is int else None,
+            "type": kind.__name__, "qualname": kind.__qualname__, "module": module,
+            "base": base, "args": to_plain(list(exc.args)), "attrs": attrs,
+            "message": short(described(exc)), "where": where}
+
+
 def main() -> None:
     job_file = Path(sys.argv[1])
     job = json.loads(job_file.read_text(encoding="utf-8"))
     job_file.unlink()  # the learner's code does not read the inputs drawn for this run
     limit(job["memory"], job["cpu"])
+    requests_fd = os.dup(0)
     channel = quiet()
     try:
-        grade(job, channel)
+        grade(job, channel, Requests(requests_fd, channel.send))
     except BaseException as exc:  # the grader's own failure (or what the learner's code did to it)
         channel.send(error=short(f"grading failed: {described(exc)}"))
         os._exit(1)

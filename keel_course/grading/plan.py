@@ -7,9 +7,11 @@ lists, as the learner edition has them), and runs, in notebook order:
 - every cell that binds an exercise's name, whole: that cell is the learner's answer (a `def`,
   also inside `if` or `try`, a lambda or a callable instance assigned to the name);
 - from every other cell, only what defines: functions, classes, assignments of a literal
-  (`FATAL = {"unknown_tool"}`), and the imports of names that code uses - not the experiments,
-  plots and widgets around them (nor their imports: matplotlib and widgets would take most of a
-  submission's time).
+  (`FATAL = {"unknown_tool"}`), assignments of the names that code uses (a constant computed in
+  another cell, and what it is computed from), and the imports of names that code uses - not the
+  experiments, plots and widgets around them (nor their imports: matplotlib and widgets would
+  take most of a submission's time). The notebook's check passes such an answer, so the grader
+  must too.
 
 A check cell is recognised by its code, `check(name)` (nbgrader's edition imports `check`
 first; compared as code: comments and spacing do not count), whatever its tags. The exercise
@@ -79,8 +81,16 @@ def definitions(tree: ast.Module, used: set[str]) -> list[int]:
     """The top-level statements of a cell that only define (see the module's note), by index;
     an import only when a name it binds is in `used` (a star import always)."""
     return [n for n, s in enumerate(tree.body)
-            if _defines(s)
+            if _defines(s) or _assigns(s) & used
             or (isinstance(s, ast.Import | ast.ImportFrom) and _binds(s) & (used | {"*"}))]
+
+
+def _assigns(statement: ast.stmt) -> set[str]:
+    """The names a top-level assignment binds (none for any other statement)."""
+    if not isinstance(statement, ast.Assign | ast.AnnAssign):
+        return set()
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
 
 
 def _defines(statement: ast.stmt) -> bool:
@@ -214,6 +224,12 @@ def _chunks(cells: list[Cell], answers: set[int]) -> Iterator[Chunk]:
     running += [s for n, t in trees.items() if t is not None and n not in answers
                 for s in t.body if _defines(s)]
     used = _used(running)
+    others = [s for n, t in trees.items() if t is not None and n not in answers for s in t.body]
+    while True:  # and what the assignments those names need read, until nothing is added
+        grown = used | _used([s for s in others if _assigns(s) & used])
+        if grown == used:
+            break
+        used = grown
     for cell in cells:
         tree = trees[cell.number]
         if cell.number in answers:

@@ -1,18 +1,21 @@
 """Running one submission's plan in a process of its own, in a temporary folder, within a time
 limit, and reading back what it reported.
 
-The child (`keel_course.grading.child`) starts as `python -I` (no environment variables
-steering Python, no user site-packages, not the current folder on the path) in a new session,
-importing a copy of the packages alone (`package()`: no notebooks, no solutions, no guide beside
-them). Run as root, the grader starts it as the unprivileged user `nobody`, so it can neither
-signal the grader nor write the grader's files. Reading stops when the child says it is done or
-ends (a process it forked cannot hold the submission), then its whole process group is killed,
-and so is every process it detached into a session of its own (the grader is their subreaper,
-Linux only). What it sends is read up to a bound; a process that stops early - a crash,
-`os._exit`, a time-out - is reported with the step it was at, and the verdicts it had already
-sent still count.
+Where bubblewrap can run (`keel_course.bubblewrap`), the child runs confined: its own PID,
+network and mount namespaces, as `nobody`, seeing the system and the grader's Python read-only,
+a copy of the two packages alone read-only at /keel (`package()`: no notebooks, no solutions,
+no checkout), its own job folder at /job and an empty /tmp. Nothing it forks outlives it, it
+cannot see or signal the grader, and it can write nowhere another submission or the grader
+reads. Where bubblewrap cannot run (`isolation()` says why, on every run and in the JSON), the
+child is a plain `python -I` process in a new session, run as `nobody` when the grader is root,
+and the grader kills what it detached (a subreaper sweep): a boundary against mistakes and casual
+cheating only; grading as root without bubblewrap and without a `nobody` who can run this Python
+is refused.
 
-This is a boundary against mistakes and casual cheating, not a security sandbox: see the README.
+Reading stops when the child says it is done or ends (a process it forked cannot hold the
+submission), then its whole process group is killed. What it sends is read up to a bound; a
+process that stops early - a crash, `os._exit`, a time-out - is reported with the step it was
+at, and the verdicts it had already sent still count.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ from contextlib import suppress
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import keel_course
 import keel_lab
+from keel_course import bubblewrap
 from keel_course.grading.plan import Plan
+from keel_course.grading.remote import Link, Remote, Stopped, pickled
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.course import data
@@ -72,6 +77,31 @@ class Outcome:
     stopped: str | None = None
     at: str = "starting"  # the last step the child announced
     results: dict[str, list[bool]] = field(default_factory=dict)
+    _checking: str | None = None
+
+    def take(self, message: dict[str, Any]) -> None:
+        """One line of the child, read as the grader expects it; `stopped` is "" until `done`.
+        A `result` line is one check decided while the exercise named by the last `at` was
+        checked (only exercises judged inside the child send them)."""
+        if isinstance(message.get("at"), str):
+            self.at = message["at"]
+            self._checking = self.at.removeprefix("checking ") \
+                if self.at.startswith("checking ") else None
+        elif isinstance(message.get("error"), str):
+            self.errors.append(message["error"][:1000])
+        elif isinstance(message.get("result"), bool) and self._checking is not None:
+            self.results.setdefault(self._checking, []).append(message["result"])
+        elif isinstance(message.get("exercise"), str) and isinstance(message.get("passed"), bool):
+            name, passed, hint = message["exercise"], message["passed"], message.get("hint")
+            if name not in JUDGED_INSIDE or name in self.verdicts:
+                return  # the grader judges it, or judged it already
+            hint = hint[:1000] if isinstance(hint, str) else None
+            if passed and not all(self.results.get(name, [False])):
+                passed, hint = False, CHANGED_VERDICT
+                self.errors.append(f"checking {name}: {CHANGED_VERDICT.removeprefix('refused: ')}")
+            self.verdicts[name] = (passed, hint)
+        elif message.get("done") is True:
+            self.stopped = None
 
 
 @cache
@@ -133,82 +163,184 @@ def _subreaper() -> bool:
     return False
 
 
+def isolation() -> str | None:
+    """None when submissions run confined by bubblewrap; else why not (said on every run)."""
+    return bubblewrap.unavailable()
+
+
+def _command(folder: Path) -> tuple[list[str], dict[str, str] | None, tuple[int, int] | None]:
+    """How the child starts: (argv, the environment Popen gives it, the user Popen runs it as)."""
+    if isolation() is None:
+        argv = bubblewrap.confine(
+            [sys.executable, "-I", "-c", _START, "/job/job.json", "/keel"],
+            [bubblewrap.Mount(Path(package()), "/keel"), bubblewrap.Mount(folder, "/job", True)],
+            chdir="/job", env=_SETTINGS | {"PATH": "/usr/bin:/bin", "HOME": "/tmp",
+                                            "LANG": "C.UTF-8"})
+        return argv, {}, None
+    user = _nobody()
+    if os.geteuid() == 0 and user is None:
+        raise LabError("refusing to grade as root: bubblewrap is unavailable and the user nobody "
+                       "cannot run this Python (" + (isolation() or "") + ")")
+    return ([sys.executable, "-I", "-c", _START, str(folder / "job.json"), package()],
+            _environment(), user)
+
+
 def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
     job = {"chunks": [asdict(c) for c in plan.chunks], "exercises": plan.to_run,
            "checked_after": plan.checked_after, "elsewhere": plan.elsewhere, "memory": memory,
-           "cpu": int(timeout) + 5, "seed": secrets.randbits(32)}
-    user = _nobody()
+           "cpu": int(timeout) + 5, "seed": (seed := secrets.randbits(32)),
+           "remote": [x for x in plan.to_run if x not in JUDGED_INSIDE]}
     reaping = _subreaper()
     with tempfile.TemporaryDirectory(prefix=_PREFIX, ignore_cleanup_errors=True) as tmp:
-        folder = Path(tmp)
+        folder = Path(tmp) / "job"  # the child's: the grader's stderr file stays beside it
+        folder.mkdir()
+        os.chmod(tmp, 0o711)  # a plain child as nobody reaches its folder, lists nothing
+        argv, env, user = _command(folder)
         (folder / "job.json").write_text(json.dumps(job), encoding="utf-8")
-        if user:
-            os.chown(folder, *user)
-            os.chown(folder / "job.json", *user)
-        with (folder / "stderr.txt").open("w+b") as err:
+        if os.geteuid() == 0:
+            owner = user or (bubblewrap.NOBODY, bubblewrap.NOBODY)
+            os.chown(folder, *owner)
+            os.chown(folder / "job.json", *owner)
+        with (Path(tmp) / "stderr.txt").open("w+b") as err:
             with _lock:
                 proc = subprocess.Popen(
-                    [sys.executable, "-I", "-c", _START, str(folder / "job.json"), package()],
-                    cwd=folder, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=err,
-                    env=_environment(), start_new_session=True,
+                    argv, cwd=folder, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=err, env=env, start_new_session=True,
                     user=user and user[0], group=user and user[1],
                     extra_groups=[] if user else None)
                 _running.add(proc.pid)
+            outcome = Outcome(stopped="")
+            why = None
             try:
-                assert proc.stdout is not None
-                data, why = _read(proc, time.monotonic() + timeout, timeout)
+                _converse(_Link(proc, time.monotonic() + timeout, timeout), outcome, seed)
+            except Stopped as exc:
+                why = exc.reason or None
             finally:
                 _kill(proc, reaping)
-            outcome = _outcome(data)
             if outcome.stopped == "":  # no `done`: say why the process stopped, and where
-                reason = why or _ended(proc.returncode, _last_line(err))
+                code = proc.returncode
+                if isolation() is None and 128 < code < 160:
+                    code = 128 - code  # bubblewrap exits 128+N for a child ended by signal N
+                reason = why or _ended(code, _last_line(err))
                 outcome.stopped = f"{reason} while {outcome.at}"
     return outcome
 
 
+# Exercises whose verifiers drive the learner's coroutine on the virtual clock: they are judged
+# inside the submission's process, as before; every other verdict is made in the grader.
+JUDGED_INSIDE = frozenset({"read_turn", "collect_batch"})
+
+
+def _converse(link: _Link, outcome: Outcome, seed: int) -> None:
+    """Read the child until it is done; judge each exercise it offers to serve, here."""
+    while outcome.stopped == "":
+        message = link.message()
+        if isinstance(message.get("serve"), str):
+            name = message["serve"]
+            if name not in outcome.verdicts:
+                outcome.verdicts[name] = judged(name, message, link, seed)
+                hint = outcome.verdicts[name][1]
+                if hint and hint.startswith("refused: "):
+                    outcome.errors.append(f"checking {name}: {hint.removeprefix('refused: ')}")
+            link.send(("done",))
+        else:
+            outcome.take(message)
+
+
+def judged(name: str, offer: dict[str, Any], link: Link, seed: int
+           ) -> tuple[bool, str | None]:
+    """The grader's own verdict on the learner's function `name`, run in the child."""
+    from keel_course.grading.child import short, verify
+    from keel_lab.course.checks.check import VERIFIERS, misnamed
+    from keel_lab.course.checks.verdict import Verdict
+
+    if offer.get("defined") is not True:
+        return False, (f"{name} was not defined when its check cell ran (see the submission's "
+                       "error)")
+    wrong = misnamed(offer.get("name"))
+    if wrong:
+        return False, short(wrong)
+    if isinstance(offer.get("refused"), str):
+        return False, short(offer["refused"])
+    fn = Remote(link, name)
+    passed, hint = verify(VERIFIERS[name], Verdict, fn, drawn_from=seed)
+    for exc in fn.sent.values():  # the tools' own exceptions, which may outlive this check
+        vars(exc).pop("where_in_cell", None)
+    if fn.stopped is not None:
+        raise fn.stopped
+    if fn.found:
+        return False, short(f"refused: checking {name} {fn.found[0]}; grading uses the lab's "
+                            "own checks, so this exercise gets no points")
+    return passed, hint
+
+
+class _Link:
+    """The child's two pipes: requests pickled to its stdin, JSON lines read from its stdout,
+    within the deadline and the bound."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], deadline: float, timeout: float) -> None:
+        assert proc.stdin is not None and proc.stdout is not None
+        self.proc, self.deadline, self.timeout = proc, deadline, timeout
+        self._buffer = b""
+        self._size = 0
+        self._selector = selectors.DefaultSelector()
+        self._selector.register(proc.stdout.fileno(), selectors.EVENT_READ)
+
+    def send(self, message: tuple[Any, ...], handles: dict[int, Any] | None = None) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(pickled(message, {} if handles is None else handles))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise Stopped("") from exc
+
+    def message(self) -> dict[str, Any]:
+        """The next JSON object the child sends (other lines are skipped, each an error)."""
+        while True:
+            line = self._line()
+            try:
+                message = read_json(line.decode("utf-8", "replace"), "line")
+            except LabError:
+                continue
+            if isinstance(message, dict):
+                return message
+
+    def _line(self) -> bytes:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise Stopped(f"timed out after {self.timeout:g} s")
+            ended = self.proc.poll() is not None
+            if not self._selector.select(0 if ended else min(left, _POLL)):
+                if ended:
+                    raise Stopped("")
+                continue
+            data = os.read(fd, 65536)
+            if not data:
+                raise Stopped("")
+            self._size += len(data)
+            if self._size > MAX_REPORT:
+                raise Stopped("wrote more than the grader reads on its channel")
+            self._buffer += data
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        return line
+
+
+_SETTINGS = {"MPLBACKEND": "Agg", "KEEL_PROGRESS": "off", "OPENBLAS_NUM_THREADS": "1",
+             "OMP_NUM_THREADS": "1"}
+
+
 def _environment() -> dict[str, str]:
-    env = dict(os.environ)
+    """A plain child's environment: the grader's, marked so the sweep finds what it left."""
     name, value = _MARK.split("=")
-    env.update({name: value, "MPLBACKEND": "Agg", "KEEL_PROGRESS": "off",
-                "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"})
-    return env
+    return dict(os.environ) | _SETTINGS | {name: value}
 
 
 CHANGED_VERDICT = ("refused: a check of this exercise failed (or none ran) while it was checked, "
                    "yet the verdict said passed - the submission changed the verdict")
-_DONE = b'{"done": true}\n'
 _POLL = 0.2  # seconds between looks at whether the child has ended
-
-
-def _read(proc: subprocess.Popen[bytes], deadline: float, timeout: float
-          ) -> tuple[bytes, str | None]:
-    """Everything the child sends until it says it is done, closes its end or ends (what a
-    process it forked holds open is not waited for), or until the deadline or the bound:
-    (the bytes, None) or (the bytes so far, why reading stopped)."""
-    assert proc.stdout is not None
-    fd = proc.stdout.fileno()
-    chunks: list[bytes] = []
-    size = 0
-    with selectors.DefaultSelector() as selector:
-        selector.register(fd, selectors.EVENT_READ)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return b"".join(chunks), f"timed out after {timeout:g} s"
-            ended = proc.poll() is not None
-            if not selector.select(0 if ended else min(left, _POLL)):
-                if ended:  # drained: what the child wrote before it ended has been read
-                    return b"".join(chunks), None
-                continue
-            data = os.read(fd, 65536)
-            if not data:
-                return b"".join(chunks), None
-            size += len(data)
-            if size > MAX_REPORT:
-                return b"".join(chunks), "wrote more than the grader reads on its channel"
-            chunks.append(data)
-            if data.endswith(_DONE):
-                return b"".join(chunks), None
 
 
 def _kill(proc: subprocess.Popen[bytes], reaping: bool) -> None:
@@ -259,40 +391,6 @@ def _adopted(parent: int) -> list[int]:
         fields = stat[stat.rindex(")") + 2:].split()
         if int(fields[1]) == parent:
             out.append(int(entry))
-    return out
-
-
-def _outcome(data: bytes) -> Outcome:
-    """The child's lines, read as the grader expects them; "" in `stopped` until `done`. A
-    `result` line is one check decided while the exercise named by the last `at` was checked."""
-    out = Outcome(stopped="")
-    checking = None
-    for line in data.decode("utf-8", "replace").splitlines():
-        try:
-            message = read_json(line, "line")
-        except LabError:
-            out.errors.append("the grading process sent a line that is not JSON")
-            continue
-        if not isinstance(message, dict):
-            continue
-        if isinstance(message.get("at"), str):
-            out.at = message["at"]
-            checking = out.at.removeprefix("checking ") if out.at.startswith("checking ") \
-                else None
-        elif isinstance(message.get("error"), str):
-            out.errors.append(message["error"])
-        elif isinstance(message.get("result"), bool) and checking is not None:
-            out.results.setdefault(checking, []).append(message["result"])
-        elif isinstance(message.get("exercise"), str) and isinstance(message.get("passed"),
-                                                                     bool):
-            name, passed, hint = message["exercise"], message["passed"], message.get("hint")
-            hint = hint if isinstance(hint, str) else None
-            if passed and not all(out.results.get(name, [False])):
-                passed, hint = False, CHANGED_VERDICT
-                out.errors.append(f"checking {name}: {CHANGED_VERDICT.removeprefix('refused: ')}")
-            out.verdicts[name] = (passed, hint)
-        elif message.get("done") is True:
-            out.stopped = None
     return out
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import selectors
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -45,6 +46,24 @@ class VirtualClockLoop(asyncio.SelectorEventLoop):
 
     def advance(self, seconds: float) -> None:
         self._now += seconds
+
+
+@contextmanager
+def clock_moves() -> Iterator[list[float]]:
+    """The seconds every virtual clock moved while the block ran: an experiment that really
+    sleeps its delays moves it, one that only does arithmetic on them does not (a check asks)."""
+    moved: list[float] = []
+    advance = VirtualClockLoop.advance
+
+    def watched_advance(loop: VirtualClockLoop, seconds: float) -> None:
+        moved.append(seconds)
+        advance(loop, seconds)
+
+    VirtualClockLoop.advance = watched_advance  # type: ignore[method-assign,assignment]
+    try:
+        yield moved
+    finally:
+        VirtualClockLoop.advance = advance  # type: ignore[method-assign]
 
 
 def now() -> float:

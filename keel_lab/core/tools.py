@@ -40,6 +40,10 @@ class ToolError(Exception):
         super().__init__(message)
         self.code = code
 
+    def __reduce__(self) -> tuple[type[ToolError], tuple[str, str]]:
+        """Pickled whole: a grader sends a tool's error into the learner's process."""
+        return type(self), (self.code, str(self))
+
 
 @dataclass(frozen=True)
 class Tool:

@@ -286,8 +286,7 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "t2_profile_rewrites_verdict": (_status(PROFILE_REWRITES_VERDICT), 0, 3,
                                     {"status_history": "refused"}, ["sys.getprofile()"]),
     "t2_frame_walk_swaps_results": (_status(FRAME_WALK), 0, 3,
-                                    {"status_history": "changed the verdict"},
-                                    ["checking status_history: a check"]),
+                                    {"status_history": "a lookup of a missing incident"}, []),
     "t2_swap_during_verify": (_status(SWAP_IN_CALL), 0, 3, {"status_history": "refused"},
                               ["checking status_history changed a profile or trace hook"]),
     "t2_code_copy": (_status(CODE_COPY), 0, 3, {"status_history": "refused"},
@@ -296,8 +295,10 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                            {"status_history": "FileNotFoundError"}, []),
     "t2_table_of_counts": (_solved_with(TABLE_COUNT, solved("02_pairing")), 2, 3,
                            {"count_in_order": "count_in_order(", "pair_results": None}, []),
-    "fair_lambda": (_status(LAMBDA), 3, 3, {"status_history": None}, []),
-    "fair_callable_instance": (_status(INSTANCE), 3, 3, {"status_history": None}, []),
+    # the notebook's check refuses both (no exercise is called '<lambda>'), so the grader does
+    "lambda": (_status(LAMBDA), 0, 3, {"status_history": "no exercise is called"}, []),
+    "callable_instance": (_status(INSTANCE), 0, 3, {"status_history": "no exercise is called"},
+                          []),
     "fair_def_inside_if": (_status(IN_IF), 3, 3, {"status_history": None}, []),
     "fair_no_tags": (untagged(solved("05_partial_success")), 3, 3, {"status_history": None},
                      []),
@@ -307,9 +308,10 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                                    {"status_history": None}, []),
     "wrong_at_check_right_after": (appended(_status(WRONG), RIGHT), 0, 3,
                                    {"status_history": "got ['completed']"}, []),
-    "constant_from_other_cell": (inserted(_status(COMPUTED_CONSTANT),
-                                          "FATAL = frozenset({'unknown_tool'})"), 0, 3,
-                                 {"status_history": "FATAL is set in cell"}, []),
+    "constant_from_other_cell": (inserted(_status(COMPUTED_CONSTANT), "FATAL = frozenset("
+                                          "{'unknown_tool', 'tool_internal_error', "
+                                          "'invalid_tool_output'})"), 3, 3,
+                                 {"status_history": None}, []),
 }
 
 

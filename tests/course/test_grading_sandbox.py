@@ -9,10 +9,10 @@ from pathlib import Path
 from keel_course.grading.plan import Chunk, Plan
 from keel_course.grading.sandbox import (
     CHANGED_VERDICT,
+    Outcome,
     _adopted,
     _ended,
     _marked,
-    _outcome,
     package,
     run,
 )
@@ -38,17 +38,22 @@ def test_a_flood_on_the_grader_channel_is_cut_off():
     assert out.verdicts == {}
 
 
+def _outcome(lines: list[dict]) -> Outcome:
+    out = Outcome(stopped="")
+    for line in lines:
+        out.take(line)
+    return out
+
+
 def test_the_childs_lines_are_read_defensively():
-    out = _outcome(b'{"at": "checking status_history"}\nnot json\n[1]\n{"exercise": 1}\n'
-                   b'{"exercise": "status_history", "passed": "yes"}\n'
-                   b'{"error": "cell 2 raised X"}\n'
-                   b'{"exercise": "status_history", "passed": false, "hint": 3}\n'
-                   + b"[" * 10**5)
-    assert out.at == "checking status_history" and out.stopped == ""
-    assert out.errors == ["the grading process sent a line that is not JSON", "cell 2 raised X",
-                          "the grading process sent a line that is not JSON"]
-    assert out.verdicts == {"status_history": (False, None)}
-    assert _outcome(b'{"done": true}\n').stopped is None
+    out = _outcome([{"at": "checking read_turn"}, {"exercise": 1},
+                    {"exercise": "read_turn", "passed": "yes"}, {"error": "cell 2 raised X"},
+                    {"exercise": "read_turn", "passed": False, "hint": 3},
+                    {"exercise": "status_history", "passed": True}])  # judged by the grader
+    assert out.at == "checking read_turn" and out.stopped == ""
+    assert out.errors == ["cell 2 raised X"]
+    assert out.verdicts == {"read_turn": (False, None)}
+    assert _outcome([{"done": True}]).stopped is None
 
 
 def test_how_a_process_ended_is_said_in_words():
@@ -78,13 +83,13 @@ def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
 
 
 def test_a_verdict_changed_after_a_failed_check_gets_nothing():
-    out = _outcome(b'{"at": "checking status_history"}\n{"result": true}\n{"result": false}\n'
-                   b'{"exercise": "status_history", "passed": true, "hint": null}\n'
-                   b'{"at": "checking make_batches"}\n'
-                   b'{"exercise": "make_batches", "passed": true, "hint": null}\n')
-    assert out.verdicts == {"status_history": (False, CHANGED_VERDICT),
-                            "make_batches": (False, CHANGED_VERDICT)}  # no result: none ran
-    assert out.errors[0].startswith("checking status_history: a check of this exercise failed")
+    out = _outcome([{"at": "checking read_turn"}, {"result": True}, {"result": False},
+                    {"exercise": "read_turn", "passed": True, "hint": None},
+                    {"at": "checking collect_batch"},
+                    {"exercise": "collect_batch", "passed": True, "hint": None}])
+    assert out.verdicts == {"read_turn": (False, CHANGED_VERDICT),
+                            "collect_batch": (False, CHANGED_VERDICT)}  # no result: none ran
+    assert out.errors[0].startswith("checking read_turn: a check of this exercise failed")
 
 
 def test_the_child_sees_the_packages_alone_with_the_data():

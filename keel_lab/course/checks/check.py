@@ -56,16 +56,24 @@ POINTS: dict[str, int] = {
 }
 
 
+def misnamed(name: object) -> str | None:
+    """Why a function of this `__name__` is no exercise (a lambda, a renamed copy), or None; the
+    grader asks too, so its verdict is the notebook's."""
+    if isinstance(name, str) and name in VERIFIERS:
+        return None
+    return _("no exercise is called {name}; exercises: {names}").format(
+        name=repr(name), names=", ".join(VERIFIERS))
+
+
 def check(fn: Callable[..., Any]) -> None:
     """Print the verdict on an exercise function (found by its name), then raise
     `ExerciseNotPassed` with the hints unless it passed, so a failing check fails its cell for
     every grader; a pass returns nothing, so a notebook cell shows only the verdict lines."""
     __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
-    verifier = VERIFIERS.get(getattr(fn, "__name__", ""))
-    if verifier is None:
-        raise ExerciseNotPassed(_("no exercise is called {name}; exercises: {names}").format(
-            name=repr(getattr(fn, "__name__", fn)), names=", ".join(VERIFIERS)))
-    verdict = verifier(fn)
+    wrong = misnamed(getattr(fn, "__name__", fn))
+    if wrong:
+        raise ExerciseNotPassed(wrong)
+    verdict = VERIFIERS[fn.__name__](fn)
     print(verdict)
     record(verdict)  # the learner's progress file; never fails the check, prints nothing
     if not verdict.passed:

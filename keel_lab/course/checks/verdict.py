@@ -138,7 +138,11 @@ def strict(fn: Callable[..., Any], given: Callable[..., str]) -> Callable[..., A
 
 def where(exc: BaseException, fn: Callable[..., Any]) -> str:
     """' at line N: <source>' for the last traceback frame in the learner's own file (the
-    notebook cell that defined `fn`; its lines count from 1 as JupyterLab shows them)."""
+    notebook cell that defined `fn`; its lines count from 1 as JupyterLab shows them). An
+    exception raised in another process (the grader's) carries that text as `where_in_cell`."""
+    told = getattr(exc, "where_in_cell", None)
+    if isinstance(told, str):
+        return told
     fn = inspect.unwrap(fn)
     code = getattr(fn, "__code__", None)
     if code is None or str(getattr(fn, "__module__", "")).startswith("keel_lab."):

@@ -1,0 +1,252 @@
+"""The learner's function across the process boundary: the grader's verifier calls `Remote`,
+the submission's process `serve`s.
+
+The verifier - the lab's own, unchanged - runs in the grader with fresh inputs, and so does every
+comparison it makes: the submission's process only runs the learner's function on the arguments
+it is sent and returns plain data (`plain`). A callback in the arguments (a tool runner) stays
+in the grader: the submission's process gets a stand-in that asks the grader to call it. What the
+submission's process observes of its own calls - the virtual clock moving, the lab's code called
+in its place (delegation), the lab changed under it - comes back beside each result, so a
+submission that silences it gets no hint, never points: a right result is still needed.
+
+Messages from the grader are pickled (the submission trusts the grader), messages to it are JSON
+lines (the grader trusts nothing).
+"""
+
+from __future__ import annotations
+
+import builtins
+import functools
+import io
+import os
+import pickle
+import struct
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import suppress
+from typing import Any, Protocol
+
+from keel_course.grading.plain import from_plain, given, lab_class, to_plain
+
+_HEADER = struct.Struct(">I")
+MAX_REQUEST = 64 * 1024 * 1024
+
+
+class Stopped(BaseException):  # not the learner's error: the checks' guards let it pass
+    """The submission's process ended, timed out or broke the protocol while being asked."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Link(Protocol):
+    def send(self, message: tuple[Any, ...], handles: dict[int, Any] | None = None) -> None: ...
+    def message(self) -> dict[str, Any]: ...
+
+
+def pickled(message: tuple[Any, ...], handles: dict[int, Any]) -> bytes:
+    """A request for the submission's process; each function in it becomes a handle the grader
+    keeps in `handles`, called back when the learner's code calls it."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def persistent_id(obj: Any) -> Any:
+        if callable(obj) and not isinstance(obj, type):  # a function, a tool runner object
+            handles[id(obj)] = obj
+            return ("callback", id(obj))
+        return None
+
+    pickler.persistent_id = persistent_id  # type: ignore[method-assign]
+    pickler.dump(message)
+    data = out.getvalue()
+    return _HEADER.pack(len(data)) + data
+
+
+def _raised(error: dict[str, Any]) -> BaseException:
+    """The learner's exception rebuilt in the grader: its builtin or lab class (already imported)
+    with the same arguments and public attributes, else an exception of its name under its
+    nearest builtin ancestor; `where_in_cell` says where in the learner's cell it was raised
+    (`verdict.where` reads it)."""
+    name, module = str(error.get("type", "Exception")), str(error.get("module"))
+    cls: Any = getattr(builtins, name, None) if module == "builtins" else \
+        lab_class(f"{module}:{error.get('qualname', name)}")
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        base = getattr(builtins, str(error.get("base")), Exception)
+        base = base if isinstance(base, type) and issubclass(base, Exception) else Exception
+        cls = type(name if name.isidentifier() else "Exception", (base,), {})
+    exc: BaseException = cls.__new__(cls)
+    args = from_plain(error.get("args", []))
+    exc.args = tuple(args) if isinstance(args, list) else (str(error.get("message", "")),)
+    attrs = error.get("attrs")
+    for key, value in (attrs.items() if isinstance(attrs, dict) else ()):
+        if isinstance(key, str) and key.isidentifier() and not key.startswith("_"):
+            try:
+                setattr(exc, key, from_plain(value))
+            except (AttributeError, TypeError):
+                continue
+    exc.where_in_cell = str(error.get("where", ""))  # type: ignore[attr-defined]
+    return exc
+
+
+def _named(obj: Any) -> str:
+    """`module:qualname` of a lab object, or `module:attribute` of a lab module holding it (a
+    table such as `STRATEGIES`), for the submission's process to find the same object."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        return f"{module}:{qualname}"
+    for name, held in list(sys.modules.items()):
+        if name.split(".")[0] == "keel_lab":
+            found = next((a for a, v in vars(held).items() if v is obj), None)
+            if found is not None:
+                return f"{name}:{found}"
+    raise LookupError(f"{obj!r:.60} is not held by a lab module")
+
+
+def _mutated(args: tuple[Any, ...], after: Any, known: list[Any]) -> None:
+    """What the learner's code did to the list and dict arguments it was given, done to the
+    grader's own (a check asks whether the input is as it was)."""
+    if not isinstance(after, list) or len(after) != len(args):
+        return
+    for arg, now in zip(args, after, strict=True):
+        if now is None:
+            continue
+        value = from_plain(now, known)
+        if type(arg) is list and isinstance(value, list):
+            arg[:] = value
+        elif type(arg) is dict and isinstance(value, dict):
+            arg.clear()
+            arg.update(value)
+
+
+class Remote:
+    """The learner's function as the grader's verifier sees it (see the module's note)."""
+
+    def __init__(self, link: Link, name: str, lab: tuple[Any, ...] = ()) -> None:
+        self.__name__ = self.__qualname__ = name
+        self.__module__ = "__main__"
+        self._link, self._lab = link, lab
+        self.clock_moved: float | None = None  # virtual seconds its last call moved the clock
+        self.found: list[str] = []  # what the submission's process saw its calls do
+        self.stopped: Stopped | None = None  # the process failed the grader while asked
+        self.sent: dict[int, BaseException] = {}  # exceptions its callbacks raised, by id
+
+    def watching(self, lab: tuple[Any, ...]) -> Remote:
+        """This function, its calls watched for the lab's own `lab` objects where it runs
+        (what `delegation.watched` does in one process)."""
+        other = Remote(self._link, self.__name__, lab)
+        other.found = self.found
+        other._parent = self  # type: ignore[attr-defined]
+        return other
+
+    def __call__(self, *args: Any) -> Any:
+        try:
+            return self._call(*args)
+        except Stopped as exc:  # a verifier may catch everything: the grader must still know
+            self._root().stopped = exc
+            raise
+
+    def _root(self) -> Remote:
+        parent: Remote | None = getattr(self, "_parent", None)
+        return self if parent is None else parent._root()
+
+    def _call(self, *args: Any) -> Any:
+        names = [_named(o) for o in self._lab]
+        handles: dict[int, Any] = {}
+        self._link.send(("call", args, names), handles)
+        while True:
+            message = self._link.message()
+            if "callback" in message:
+                self._call_back(handles, message)
+                continue
+            if "return" not in message and "raise" not in message:
+                continue  # anything else the submission wrote on the channel meanwhile
+            moved = message.get("moved")
+            self.clock_moved = float(moved) if isinstance(moved, int | float) else 0.0
+            found = message.get("found")
+            if isinstance(found, str) and found not in self.found:
+                self.found.append(found[:500])
+            known = given(args)
+            _mutated(args, message.get("after"), known)
+            if "raise" in message:
+                error = message["raise"] if isinstance(message["raise"], dict) else {}
+                sent = self._root().sent.get(error.get("sent"))  # type: ignore[arg-type]
+                if sent is not None:  # the very exception a callback raised, passed through
+                    sent.where_in_cell = str(error.get("where", ""))  # type: ignore[attr-defined]
+                    raise sent
+                raise _raised(error)
+            return from_plain(message["return"], known)
+
+    def _call_back(self, handles: dict[int, Any], message: dict[str, Any]) -> None:
+        callback = handles.get(message["callback"]) if isinstance(message["callback"], int) \
+            else None
+        if callback is None:
+            raise Stopped("the grading process asked for a callback the grader never sent")
+        args = from_plain(message.get("args", []))
+        try:
+            reply: tuple[Any, ...] = ("returned", callback(*args))
+        except Exception as exc:  # the tool's own failure: raised again in the learner's code
+            self._root().sent[id(exc)] = exc
+            reply = ("raised", exc, id(exc))
+        try:
+            self._link.send(reply, handles)
+        except (pickle.PicklingError, TypeError, AttributeError):
+            self._link.send(("raised", RuntimeError(str(reply[1]))), handles)
+
+
+# -- in the submission's process ---------------------------------------------------------------
+
+class Requests:
+    """The grader's requests, read from a pipe the learner's code was not given."""
+
+    def __init__(self, fd: int, send: Callable[..., None]) -> None:
+        self.fd, self.send = fd, send
+
+    def _read(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = os.read(self.fd, size - len(data))
+            if not chunk:
+                raise EOFError("the grader closed the request pipe")
+            data += chunk
+        return data
+
+    def next(self) -> tuple[Any, ...]:
+        (size,) = _HEADER.unpack(self._read(_HEADER.size))
+        if size > MAX_REQUEST:
+            raise EOFError("a request larger than the grader sends")
+        requests = self
+
+        class Unpickler(pickle.Unpickler):
+            def persistent_load(self, pid: Any) -> Any:
+                return functools.partial(_call_grader, requests, pid[1])
+
+        message: tuple[Any, ...] = Unpickler(io.BytesIO(self._read(size))).load()
+        return message
+
+
+def _call_grader(requests: Requests, handle: int, *args: Any) -> Any:
+    """A callback the grader kept: called there, its result or exception returned here."""
+    requests.send(callback=handle, args=to_plain(list(args)))
+    reply = requests.next()
+    if reply[0] == "raised":
+        with suppress(AttributeError, TypeError):
+            reply[1].keel_sent = reply[2]  # named again if it escapes the learner's function
+        raise reply[1]
+    return reply[1]
+
+
+def serve(calls: Iterator[tuple[Any, ...]], fn: Callable[..., Any],
+          run: Callable[[Callable[..., Any], tuple[Any, ...], list[str]], dict[str, Any]],
+          send: Callable[..., None]) -> None:
+    """Answer each ("call", args, lab names) until ("done",): `run` calls the learner's function
+    as watched and returns the reply (result or exception, what was seen)."""
+    for request in calls:
+        if request[0] == "done":
+            return
+        _, args, lab = request
+        started = time.perf_counter()
+        reply = run(fn, args, lab)
+        reply["took"] = time.perf_counter() - started
+        send(**reply)
