@@ -2,17 +2,19 @@
 runs it.
 
 Every value comes from the class folder's settings (`classroom.json`, named by the environment
-variable KEEL_LAB_CLASSROOM). What this setup does not isolate, and how to run a class for real,
-is in docs/classroom.md.
+variable KEEL_LAB_CLASSROOM). What this setup isolates and what it does not, and how to run a
+class for real, is in docs/classroom.md.
 """
 
 import os
 from pathlib import Path
 
+from keel_course.bubblewrap import unavailable
 from keel_course.classroom.hub import SETTINGS_ENV
 from keel_course.classroom.materials import give_handout
 from keel_course.classroom.roster import INSTRUCTOR
 from keel_course.classroom.settings import LOOPBACK, Classroom
+from keel_course.classroom.spawner import ConfinedSpawner
 
 c = get_config()  # noqa: F821 - JupyterHub defines it when it reads this file
 room = Classroom.load(Path(os.environ[SETTINGS_ENV]))
@@ -34,17 +36,28 @@ c.SharedPasswordAuthenticator.admin_password = room.admin_password
 c.Authenticator.allowed_users = set(room.students)
 c.Authenticator.allow_existing_users = True
 
-# Every student's server is the project's interpreter, so its kernel imports keel_lab; each one
-# starts in the student's own folder, where the handout is copied on its first start. The simple
-# spawner runs them all as the hub's own system user (see docs/classroom.md).
-c.JupyterHub.spawner_class = "simple"
+# Every student's server is the project's interpreter; each one starts in the student's own
+# folder, where the handout is copied on its first start. Where bubblewrap can run, each server
+# is confined (keel_course/classroom/spawner.py): it sees its own folder and a read-only lab
+# without solutions, which its kernels import, and nothing else of the class or the checkout.
+# Elsewhere (`keel-course classroom start` says so) the simple spawner runs them as they are, as
+# the hub's own system user, importing the checkout (see docs/classroom.md).
+SERVER = [room.python, "-m", "jupyterhub.singleuser"]
+UNCONFINED = unavailable()
+if UNCONFINED:
+    c.JupyterHub.spawner_class = "simple"
+    c.Spawner.cmd = SERVER
+else:
+    c.JupyterHub.spawner_class = ConfinedSpawner
+    c.ConfinedSpawner.singleuser = SERVER
+    c.ConfinedSpawner.lab = str(room.lab)
 c.SimpleLocalProcessSpawner.home_dir_template = str(room.homes / "{username}")
 c.Spawner.notebook_dir = str(room.homes / "{username}")
-c.Spawner.cmd = [room.python, "-m", "jupyterhub.singleuser"]
 # nbgrader's server extensions (installed for `keel-course nbgrader` courses) stay off: this class
-# hands the chapters out itself, and importing them took each server about 2 s here.
+# hands the chapters out itself, and importing them took each server about 2 s here. A confined
+# server runs as `nobody`, so only an unconfined one run by root needs --allow-root.
 NBGRADER = ("formgrader", "assignment_list", "course_list", "validate_assignment")
-c.Spawner.args = [*(["--allow-root"] if room.allow_root else []), *(
+c.Spawner.args = [*(["--allow-root"] if room.allow_root and UNCONFINED else []), *(
     f"--ServerApp.jpserver_extensions=nbgrader.server_extensions.{name}=False"
     for name in NBGRADER)]
 c.Spawner.default_url = "/lab"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 import sys
@@ -10,23 +9,36 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.course.progress import CHAPTERS
 
 GRADEBOOK = "gradebook.csv"
-CHAPTER = re.compile(r"[A-Za-z0-9_]{1,64}")  # a notebook's name without .ipynb
+GRADED = tuple(dict.fromkeys(CHAPTERS.values()))  # the chapters with exercises, in course order
+
+
+def chapters(given: str | None = None) -> tuple[str, ...]:
+    """The chapters to collect: every one with exercises (a notebook without any, such as
+    00_asyncio_primer or 08a_screen_frames, would be an error row for every student), or the one
+    `given` names by its name or number (`03_batching`, `03`)."""
+    if given is None:
+        return GRADED
+    named = tuple(c for c in GRADED if given in (c, c.split("_", 1)[0]))
+    if not named:
+        raise LabError(f"{given[:40]!r} is not a chapter's name or number (the chapters with "
+                       f"exercises: {', '.join(GRADED)})")
+    return named
 
 
 def collect(homes: Path, out_root: Path, chapter: str | None = None,
             now: datetime | None = None) -> Path:
-    """Copy each student's notebooks (`homes/<student>/**/*.ipynb`, or only `<chapter>.ipynb`;
-    hidden folders such as `.ipynb_checkpoints` left out) into `out_root/<UTC time>/<student>/`;
-    return that folder.
+    """Copy each student's notebooks of the chapters with exercises, or of `chapter` only
+    (`homes/<student>/**/<chapter>.ipynb`, which the handout puts in `notebooks/`; hidden folders
+    such as `.ipynb_checkpoints` left out) into `out_root/<UTC time>/<student>/`; return that
+    folder.
 
     The timestamp is wall-clock time: a collection is a log entry, not an experiment output."""
     if not homes.is_dir():
         raise LabError(f"no students' folders in {homes}: has the class started?")
-    if chapter is not None and not CHAPTER.fullmatch(chapter):
-        raise LabError(f"{chapter[:40]!r} is not a chapter's name (e.g. 03_batching)")
-    pattern = f"{chapter}.ipynb" if chapter else "*.ipynb"
+    wanted = {f"{name}.ipynb" for name in chapters(chapter)}
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     out = out_root / stamp
     suffix = 1
@@ -36,9 +48,10 @@ def collect(homes: Path, out_root: Path, chapter: str | None = None,
     try:
         out.mkdir(parents=True)
         for home in sorted(p for p in homes.iterdir() if p.is_dir()):
-            for notebook in sorted(home.rglob(pattern)):
+            for notebook in sorted(home.rglob("*.ipynb")):
                 relative = notebook.relative_to(home)
-                if any(part.startswith(".") for part in relative.parts) or not _inside(
+                if notebook.name not in wanted or any(
+                        part.startswith(".") for part in relative.parts) or not _inside(
                         notebook, home):
                     continue
                 target = out / home.name / relative

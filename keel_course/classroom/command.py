@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
+from keel_course.bubblewrap import unavailable
 from keel_course.checkout import Checkout
-from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.collect import GRADEBOOK, GRADED, collect, grade
 from keel_course.classroom.hub import banner, find_proxy, prepare, run_hub
 from keel_course.classroom.roster import read_roster
 
@@ -36,12 +38,14 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     s.add_argument("--proxy", type=Path, help="configurable-http-proxy to run (default: the "
                                               "one `make classroom` installs)")
     k = actions.add_parser("collect", help="gather every student's notebooks and grade them",
-                           description=f"Copy every student's saved notebooks into "
+                           description=f"Copy every student's saved notebooks of the chapters "
+                                       f"with exercises ({', '.join(GRADED)}) into "
                                        f"DIR/collected/<UTC time>/<student>/ and run keel-lab "
                                        f"grade over them, writing {GRADEBOOK} there. The exit "
                                        f"code is grade's.")
     k.add_argument("dir", type=Path)
-    k.add_argument("--chapter", help="only this chapter's notebook, e.g. 03_batching")
+    k.add_argument("--chapter", help="only this chapter's notebook, by name or number: "
+                                     "03_batching or 03")
     k.add_argument("--timeout", type=float, help="keel-course grade's limit per submission")
     k.add_argument("--jobs", type=int, help="keel-course grade's submissions at once")
 
@@ -52,6 +56,11 @@ def run(args: argparse.Namespace) -> int:
         room = prepare(checkout, read_roster(args.roster), args.dir, args.port, args.language,
                        find_proxy(checkout, args.proxy))
         print(banner(room))
+        unconfined = unavailable()
+        if unconfined:
+            print(f"keel-course: warning: the students' servers run unconfined, each able to "
+                  f"read the solutions and the other students' work (docs/classroom.md): "
+                  f"{unconfined}", file=sys.stderr)
         run_hub(checkout, room)
     folder = collect(args.dir / "students", args.dir / "collected", args.chapter)
     print(f"collected: {folder}")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from keel_course.checkout import Checkout
+from keel_course.classroom.materials import stage_lab
 from keel_course.classroom.settings import Classroom
 from keel_course.handout import build_handout
 from keel_lab.core.errors import LabError
@@ -42,8 +43,9 @@ def find_proxy(checkout: Checkout, given: Path | None = None) -> str:
 
 def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: int,
             language: str, proxy: str) -> Classroom:
-    """Write the class's settings and its handout (built anew: a student who starts from now on
-    gets the course as it is; one who has started keeps their copy)."""
+    """Write the class's settings, its handout and the lab its kernels import (built anew: a
+    student who starts from now on gets the course as it is; one who has started keeps their
+    copy of the notebooks)."""
     config = hub_config(checkout)
     if not config.is_file():
         raise LabError(f"{config} is missing: give a complete checkout of the repository")
@@ -52,6 +54,7 @@ def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: 
                        "install has it)")
     room = Classroom.create(class_dir, roster, port, proxy, language)
     build_handout(checkout, room.handout, language)
+    stage_lab(room.handout, room.lab)
     room.save()
     return room
 

@@ -22,3 +22,17 @@ def give_handout(handout: Path, home: Path) -> bool:
     shutil.copytree(handout, home, dirs_exist_ok=True)
     (home / MARKER).write_text(f"copied from {handout}\n", encoding="utf-8")
     return True
+
+
+def stage_lab(handout: Path, lab: Path) -> None:
+    """Lay out the handout's package as an install holds it, `lab/keel_lab` with its data in
+    `keel_lab/data` (the handout keeps the data beside the package, for pip), for the students'
+    kernels to import read-only (`keel_course.classroom.spawner`); built anew at every start of
+    the class, like the handout."""
+    try:
+        shutil.rmtree(lab, ignore_errors=True)
+        shutil.copytree(handout / "keel_lab", lab / "keel_lab")
+        shutil.copytree(handout / "data", lab / "keel_lab" / "data")
+    except OSError as exc:
+        raise LabError(f"cannot lay out the students' lab in {lab}: "
+                       f"{exc.strerror or exc}") from exc

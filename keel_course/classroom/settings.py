@@ -46,6 +46,11 @@ class Classroom:
         return self.class_dir / "handout"
 
     @property
+    def lab(self) -> Path:
+        """The handout's package laid out for the students' kernels to import read-only."""
+        return self.class_dir / "lab"
+
+    @property
     def homes(self) -> Path:
         """One folder per student, named by their login."""
         return self.class_dir / "students"

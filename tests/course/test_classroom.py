@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 from json_fields import paths, reshape
 from traitlets.config import Config
 
+from keel_course import bubblewrap
+from keel_course.bubblewrap import NOBODY
 from keel_course.checkout import Checkout
-from keel_course.classroom.collect import GRADEBOOK, collect, grade
+from keel_course.classroom.collect import GRADEBOOK, chapters, collect, grade
 from keel_course.classroom.driver import Kernel
 from keel_course.classroom.hub import SETTINGS_ENV, banner, find_proxy, hub_config, prepare
 from keel_course.classroom.materials import MARKER, give_handout
@@ -33,9 +35,11 @@ from keel_course.classroom.settings import (
     free_ports,
     port_is_free,
 )
+from keel_course.classroom.spawner import ConfinedSpawner, give_to_nobody
 from keel_course.cli import main
 from keel_course.handout import MANIFEST
 from keel_lab.core.errors import LabError
+from keel_lab.course.progress import CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
@@ -195,12 +199,66 @@ def test_the_hub_config_loopback_logins_spawner_and_token(tmp_path, monkeypatch)
     assert c.SharedPasswordAuthenticator.user_password == room.password
     assert c.SharedPasswordAuthenticator.admin_password == room.admin_password
     assert c.Authenticator.allowed_users == {"ada", "grace"}
-    assert c.Spawner.cmd == [sys.executable, "-m", "jupyterhub.singleuser"]
-    assert ("--allow-root" in c.Spawner.args) == (os.geteuid() == 0)
     assert c.SimpleLocalProcessSpawner.home_dir_template == str(room.homes / "{username}")
     [service] = c.JupyterHub.services
     assert service["api_token"] == room.instructor_token
     assert c.JupyterHub.load_roles[0]["services"] == [service["name"]]
+
+
+SERVER = [sys.executable, "-m", "jupyterhub.singleuser"]
+
+
+@pytest.mark.parametrize("why", [None, "bubblewrap is not installed"])
+def test_the_hub_config_confines_each_server_where_bubblewrap_runs(tmp_path, monkeypatch, why):
+    monkeypatch.setattr(bubblewrap, "unavailable", lambda: why)
+    room = _room(tmp_path)
+    c = _config(room, monkeypatch)
+    if why is None:
+        assert c.JupyterHub.spawner_class is ConfinedSpawner
+        assert (c.ConfinedSpawner.singleuser, c.ConfinedSpawner.lab) == (SERVER, str(room.lab))
+        assert "cmd" not in c.Spawner and "--allow-root" not in c.Spawner.args  # as nobody
+    else:  # as today: the simple spawner, the hub's user
+        assert c.JupyterHub.spawner_class == "simple"
+        assert c.Spawner.cmd == SERVER
+        assert ("--allow-root" in c.Spawner.args) == (os.geteuid() == 0)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root hands a folder to nobody")
+def test_a_students_folder_goes_to_nobody_but_not_what_its_links_name(tmp_path):
+    home = tmp_path / "ada"
+    (home / "notebooks").mkdir(parents=True)
+    (home / "notebooks" / "01_history.ipynb").write_text("{}")
+    outside = tmp_path / "system-file"
+    outside.write_text("root's")
+    (home / "link").symlink_to(outside)
+    give_to_nobody(home)
+    for path in (home, home / "notebooks", home / "notebooks" / "01_history.ipynb",
+                 home / "link"):
+        assert (path.lstat().st_uid, path.lstat().st_gid) == (NOBODY, NOBODY)
+    assert outside.stat().st_uid == 0
+
+
+def test_start_says_in_one_line_when_the_servers_run_unconfined(tmp_path, monkeypatch, capsys):
+    from keel_course.classroom import command
+
+    room = _room(tmp_path)
+    (tmp_path / "roster.txt").write_text("ada\n")
+    monkeypatch.setattr(command, "find_proxy", lambda checkout, given: "/usr/bin/true")
+    monkeypatch.setattr(command, "prepare", lambda *args: room)
+
+    def run_hub(checkout, room):  # the hub replaces the process: it never returns
+        raise SystemExit(0)
+
+    monkeypatch.setattr(command, "run_hub", run_hub)
+    for why in (None, "bubblewrap is not installed (Debian: apt-get install bubblewrap)"):
+        monkeypatch.setattr(command, "unavailable", lambda why=why: why)
+        with pytest.raises(SystemExit):
+            main([*AT, "classroom", "start", str(tmp_path / "roster.txt"), str(room.class_dir)])
+        err = capsys.readouterr().err
+        assert err == ("" if why is None else
+                       "keel-course: warning: the students' servers run unconfined, each able to "
+                       "read the solutions and the other students' work (docs/classroom.md): "
+                       f"{why}\n")
 
 
 def test_the_hub_config_copies_the_handout_on_first_start(tmp_path, monkeypatch):
@@ -237,6 +295,11 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     assert json.loads((room.handout / MANIFEST).read_text())["language"] == "en"
     assert (room.handout / "notebooks" / "03_batching.ipynb").is_file()
     assert not (room.handout / "notebooks" / "solutions").exists()
+    # the lab the kernels import: the handout's package, its data where an install puts it
+    assert (room.lab / "keel_lab" / "course" / "progress.py").read_bytes() == (
+        room.handout / "keel_lab" / "course" / "progress.py").read_bytes()
+    assert (room.lab / "keel_lab" / "data" / "incidents.json").is_file()
+    assert {p.name for p in room.lab.iterdir()} == {"keel_lab"}
     text = banner(room)
     assert room.url in text and room.password in text
     assert f"keel-course classroom collect {room.class_dir}" in text
@@ -274,6 +337,7 @@ def _class(tmp_path: Path) -> Path:
         (notebooks / ".ipynb_checkpoints").mkdir(parents=True)
         (notebooks / "03_batching.ipynb").write_text(name)
         (notebooks / "01_history.ipynb").write_text(name)
+        (notebooks / "08a_screen_frames.ipynb").write_text(name)  # optional: no exercise
         (notebooks / ".ipynb_checkpoints" / "03_batching-checkpoint.ipynb").write_text("old")
         (homes / name / ".local").mkdir()
         (homes / name / ".local" / "x.ipynb").write_text("hidden")
@@ -299,6 +363,18 @@ def test_collect_copies_every_students_saved_notebooks(tmp_path):
     assert again.name == "20261130-140509-1"
     assert _files(again) == ["ada/notebooks/03_batching.ipynb",
                              "grace/notebooks/03_batching.ipynb"]
+    by_number = collect(homes, tmp_path / "collected", "01", now=when)
+    assert _files(by_number) == ["ada/notebooks/01_history.ipynb",
+                                 "grace/notebooks/01_history.ipynb"]
+
+
+def test_the_chapters_collected_are_those_with_exercises():
+    assert chapters() == tuple(dict.fromkeys(CHAPTERS.values()))
+    assert "08_production" in chapters() and "08a_screen_frames" not in chapters()
+    assert chapters("08") == ("08_production",) == chapters("08_production")
+    for odd in ("08a", "08a_screen_frames", "00", "8", "../x", ""):
+        with pytest.raises(LabError, match="is not a chapter's name or number"):
+            chapters(odd)
 
 
 def test_a_folder_that_cannot_be_written_is_one_line(tmp_path):
@@ -314,7 +390,7 @@ def test_a_folder_that_cannot_be_written_is_one_line(tmp_path):
 def test_collect_refuses_a_missing_class_and_an_odd_chapter(tmp_path):
     with pytest.raises(LabError, match="no students' folders"):
         collect(tmp_path / "students", tmp_path / "collected")
-    with pytest.raises(LabError, match=r"'\.\./x' is not a chapter's name"):
+    with pytest.raises(LabError, match=r"'\.\./x' is not a chapter's name or number"):
         collect(_class(tmp_path), tmp_path / "collected", "../x")
 
 

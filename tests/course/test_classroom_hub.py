@@ -5,6 +5,12 @@ the REST API with the service token and starts their servers; each student sees 
 runs chapter 3's exercise and check through the kernel API with their own token (one solved,
 one wrong, one untouched); the instructor collects and grades; the gradebook says who passed.
 A wrong password is refused. Stopping the hub leaves no process and no listening port.
+
+Each student's kernel also tries what a student after the solutions would try (`PROBE`): the
+checkout's solutions, the checkout the venv's editable install names in `direct_url.json`,
+another student's folder, the class's settings and tokens, the host's processes. Where
+bubblewrap runs, all of it fails; keel_lab comes from the class's read-only lab; the student's
+own folder is writable.
 """
 
 from __future__ import annotations
@@ -18,11 +24,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from keel_course.bubblewrap import NOBODY, unavailable
 from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
 from keel_course.classroom.driver import Student, login, running_class
 from keel_course.classroom.hub import find_proxy, local_proxy
-from keel_course.classroom.settings import LOOPBACK, free_ports
+from keel_course.classroom.settings import LOOPBACK, Classroom, free_ports
+from keel_course.classroom.spawner import LAB
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parents[2])
 
@@ -48,6 +56,7 @@ def _exercise(path: Path) -> str:
 
 
 SOLVED = _exercise(CHECKOUT.solutions / CHAPTER)
+CONFINED = unavailable() is None
 ANSWERS = {"ada": SOLVED, "grace": WRONG, "alan": None}  # None: the student changes nothing
 
 
@@ -60,9 +69,62 @@ def _proxy() -> str:
     return find_proxy(CHECKOUT)
 
 
-def _work(student: Student, path: str, answer: str | None) -> list[dict[str, Any]]:
+# Run in a student's kernel, formatted with the host's paths: what each attempt met, as JSON.
+PROBE = """
+import errno, json, os, pathlib, urllib.parse
+from importlib.metadata import distribution
+import keel_lab, keel_lab.course.data as data
+
+def tried(path):
+    try:
+        os.listdir(path) if os.path.isdir(path) else pathlib.Path(path).read_bytes()
+    except OSError as exc:
+        return errno.errorcode[exc.errno]
+    return "read"
+
+installed = distribution("keel-lab").read_text("direct_url.json")
+checkout = urllib.parse.urlparse(json.loads(installed)["url"]).path
+home = pathlib.Path(os.environ["HOME"])
+(home / "mine.txt").write_text("{name}")
+try:
+    (pathlib.Path(keel_lab.__file__).parent / "patched.py").write_text("x = 1")
+    lab_write = "written"
+except OSError as exc:
+    lab_write = errno.errorcode[exc.errno]
+processes = [pathlib.Path(f"/proc/{{p}}/cmdline").read_bytes().replace(b"\\0", b" ").decode()
+             for p in os.listdir("/proc") if p.isdigit()]
+print(json.dumps({{
+    "solutions": tried({solutions!r}),
+    "installed solutions": tried(os.path.join(checkout, "notebooks", "solutions")),
+    "installed package": tried(os.path.join(checkout, "keel_lab", "__init__.py")),
+    "checkout holds": sorted(os.listdir(checkout)),
+    "other student": tried({other!r}),
+    "settings": tried({settings!r}),
+    "database": tried({database!r}),
+    "pid 1": pathlib.Path("/proc/1/cmdline").read_bytes().split(b"\\0")[0].decode(),
+    "processes": processes,
+    "uid": os.getuid(),
+    "keel_lab": keel_lab.__file__,
+    "data": str(data.root()),
+    "incidents": len(data.load("incidents")),
+    "lab write": lab_write,
+}}))
+"""
+
+
+def _probe(room: Classroom, name: str) -> str:
+    other = next(n for n in ANSWERS if n != name)
+    return PROBE.format(name=name, solutions=str(CHECKOUT.solutions),
+                        other=str(room.homes / other), settings=str(room.path),
+                        database=str(room.class_dir / "jupyterhub.sqlite"))
+
+
+def _work(student: Student, path: str, answer: str | None,
+          probe: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """What the student does in JupyterLab: edit the exercise, run the chapter's imports, the
-    exercise and its check, save. The outputs of the check cell."""
+    exercise and its check, save; then what a cheat would try (only when confined: the probe
+    writes into the package it imports). The outputs of the check cell, and what the probe
+    found."""
     notebook = student.notebook(path)
     imports = next(c for c in notebook["cells"] if c["cell_type"] == "code")
     exercise, check = _cells(notebook, "exercise")[0], _cells(notebook, "check")[0]
@@ -73,8 +135,30 @@ def _work(student: Student, path: str, answer: str | None) -> list[dict[str, Any
         assert prefix[0]["text"].strip() == sys.prefix  # the project's environment
         for cell in (imports, exercise, check):
             cell["outputs"] = kernel.execute(_text(cell))
+        found = kernel.execute(probe) if probe else []
     student.save(path, notebook)
-    return list(check["outputs"])
+    assert [o["output_type"] for o in found] == (["stream"] if probe else []), found
+    return list(check["outputs"]), json.loads(found[0]["text"]) if probe else {}
+
+
+def _confined(room: Classroom, name: str, found: dict[str, Any]) -> None:
+    """Everything a student's kernel must not reach, it did not; what it needs, it has."""
+    missing = {"solutions", "installed solutions", "installed package", "other student",
+               "settings", "database"}
+    assert {k: found[k] for k in missing} == dict.fromkeys(missing, "ENOENT"), found
+    # the venv lives in the checkout, so the checkout's folder is there: holding the venv alone
+    assert found["checkout holds"] == [".venv"]
+    # its own PID namespace: PID 1 is bubblewrap's, no process of the hub or the host is seen
+    host = Path("/proc/1/cmdline").read_bytes().split(b"\0")[0].decode()
+    assert found["pid 1"] == "bwrap" != host
+    assert not any("jupyterhub_config" in c or "configurable-http-proxy" in c or
+                   str(CHECKOUT.root / "keel_course") in c for c in found["processes"])
+    assert found["uid"] == NOBODY
+    assert found["keel_lab"] == f"{LAB}/keel_lab/__init__.py"
+    assert (found["data"], found["lab write"]) == (f"{LAB}/keel_lab/data", "EROFS")
+    assert found["incidents"] > 0
+    assert (room.homes / name / "mine.txt").read_text() == name  # its own folder: writable
+    assert not (room.lab / "keel_lab" / "patched.py").exists()
 
 
 def test_a_class_on_one_hub(tmp_path: Path) -> None:
@@ -83,8 +167,8 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
     roster.write_text("dana  # on the roster, logs in with the class password\n")
     class_dir = tmp_path / "class"
     (port,) = free_ports(1, avoid=0)
-    with running_class(CHECKOUT, roster, class_dir, port, _proxy(),
-                       tmp_path / "hub.log") as hub:
+    log = tmp_path / "hub.log"
+    with running_class(CHECKOUT, roster, class_dir, port, _proxy(), log) as hub:
         room = hub.room
         assert login(room.url, "dana", room.password)
         assert not login(room.url, "dana", room.password + "x")
@@ -103,10 +187,22 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
         for student in students.values():
             assert handout <= set(student.listing())
             assert [_text(c) for c in student.notebook(chapter)["cells"]] == given
+        # the instructor's token reaches a student's notebooks through the hub (docs/classroom.md)
+        notebooks = Path(chapter).parent.as_posix()
+        assert chapter in [m["path"] for m in hub.instructor.call(
+            "GET", f"/user/ada/api/contents/{notebooks}?content=1")["content"]]
 
         with ThreadPoolExecutor(len(names)) as pool:
-            checks = dict(zip(names, pool.map(
-                lambda n: _work(students[n], chapter, ANSWERS[n]), names), strict=True))
+            done = dict(zip(names, pool.map(
+                lambda n: _work(students[n], chapter, ANSWERS[n],
+                                _probe(room, n) if CONFINED else None), names),
+                strict=True))
+        checks = {name: outputs for name, (outputs, _) in done.items()}
+        if CONFINED:
+            for name, (_, found) in done.items():
+                _confined(room, name, found)
+        else:
+            assert "the students' servers run unconfined" in log.read_text()
         assert f"{EXERCISE}: PASSED" in "".join(o.get("text", "") for o in checks["ada"])
         for name, shown in (("grace", "NOT YET"), ("alan", "not implemented yet")):
             assert shown in "".join(o.get("text", "") for o in checks[name])
@@ -119,9 +215,13 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
                 answer or _exercise(room.handout / chapter))
         assert grade(folder, jobs=2) == 0
         with (folder / GRADEBOOK).open(newline="") as f:
-            rows = {Path(row["path"]).relative_to(folder).parts[0]: row
-                    for row in csv.DictReader(f)}
+            read = list(csv.DictReader(f))
+        rows = {Path(row["path"]).relative_to(folder).parts[0]: row
+                for row in read if row["chapter"] != "total"}
         assert sorted(rows) == sorted(names)
+        assert {Path(r["path"]).relative_to(folder).as_posix(): (r["points"], r["max_points"])
+                for r in read if r["chapter"] == "total"} == {
+            "ada": ("2", "2"), "grace": ("0", "2"), "alan": ("0", "2")}
         assert {n: (r[EXERCISE], r["points"], r["max_points"], r["error"])
                 for n, r in rows.items()} == {"ada": ("2", "2", "2", ""),
                                               "grace": ("0", "0", "2", ""),
@@ -130,7 +230,10 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
         students["alan"].start_kernel()  # still running when the class ends
         hub.stop()
     assert sum("ipykernel_launcher" in c for c in hub.stopped) == 1
-    assert sum("jupyterhub.singleuser" in c for c in hub.stopped) == len(names)
+    servers = [c for c in hub.stopped if "jupyterhub.singleuser" in c]
+    assert sum(c.startswith(f"{sys.executable} -m") for c in servers) == len(names)
+    # around each server when confined: bubblewrap, and its PID 1 in the server's namespace
+    assert sum(c.startswith("bwrap ") for c in servers) == (2 * len(names) if CONFINED else 0)
     assert sum("configurable-http-proxy" in c for c in hub.stopped) == 1
     assert hub.leftover_processes == []
     assert hub.leftover_ports == []

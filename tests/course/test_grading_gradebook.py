@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import pytest
 
-from keel_course.grading.gradebook import Exercise, Row, table, to_dict, write_csv
+from keel_course.grading.gradebook import Exercise, Row, Total, table, to_dict, totals, write_csv
 from keel_lab import LabError
 
 ROWS = [
@@ -31,6 +32,11 @@ def test_the_json_object_has_the_promised_fields():
     assert out["exercises"] == {"count_in_order": {"submissions": 1, "passed": 1},
                                 "pair_results": {"submissions": 1, "passed": 0},
                                 "status_history": {"submissions": 1, "passed": 1}}
+    # loose files in one folder: one total, as for one student's chapters; the last path has a
+    # folder of its own
+    assert out["students"] == [{"folder": ".", "submissions": 2, "points": 4, "max_points": 6},
+                               {"folder": "=cmd|' ", "submissions": 1, "points": 0,
+                                "max_points": 0}]
 
 
 def test_the_csv_has_a_row_per_submission_and_a_column_per_exercise(tmp_path):
@@ -44,6 +50,8 @@ def test_the_csv_has_a_row_per_submission_and_a_column_per_exercise(tmp_path):
     # a spreadsheet would run these as formulas: written as text
     assert rows[3] == ["'=cmd|' /C calc'!A0.ipynb", "", "", "", "", "0", "0",
                        "'-not a notebook"]
+    assert rows[4:] == [[".", "total", "", "", "", "4", "6", ""],
+                        ["'=cmd|' ", "total", "", "", "", "0", "0", ""]]
 
 
 def test_an_unwritable_csv_is_a_lab_error(tmp_path):
@@ -54,6 +62,45 @@ def test_an_unwritable_csv_is_a_lab_error(tmp_path):
 def test_the_table_lists_submissions_then_exercises():
     text = table(ROWS, 100)
     assert "alice.ipynb" in text and "1/3" in text and "count_in_order" in text
-    assert text.splitlines()[-3:] == ["count_in_order: 1/1 passed", "pair_results: 0/1 passed",
-                                      "status_history: 1/1 passed"]
+    lines = text.splitlines()
+    assert lines[-8:-5] == ["count_in_order: 1/1 passed", "pair_results: 0/1 passed",
+                            "status_history: 1/1 passed"]
+    assert lines[-4:] == ["student  notebooks  total", "-------  ---------  -----",
+                          ".        2          4/6", "=cmd|'   1          0/0"]
     assert max(map(len, text.splitlines())) <= 100
+
+
+def _graded(path: str, points: int, max_points: int) -> Row:
+    return Row(path, "01_history", (Exercise("accumulate", points == max_points, points,
+                                             max_points, None),))
+
+
+CLASS = [_graded("c/T/ada/notebooks/01_history.ipynb", 2, 2),
+         _graded("c/T/grace/notebooks/01_history.ipynb", 0, 2),
+         _graded("c/T/ada/notebooks/03_batching.ipynb", 1, 2),
+         _graded("c/T/ada/mine/05_partial_success.ipynb", 3, 3),
+         Row("c/T/alan/notebooks/02_pairing.ipynb", "02_pairing", error="not a notebook")]
+
+
+def test_a_total_per_student_folder_over_every_chapter():
+    assert totals(CLASS) == [Total("c/T/ada", 3, 6, 7), Total("c/T/grace", 1, 0, 2),
+                             Total("c/T/alan", 1, 0, 0)]
+    # one student's collection: their chapters share one folder, one total
+    assert totals([CLASS[0], CLASS[2]]) == [Total("c/T/ada/notebooks", 2, 3, 4)]
+    assert totals([]) == []
+    mixed = totals([CLASS[0], Row(os.path.abspath("c/T/grace/x.ipynb"), None)])
+    assert [t.folder for t in mixed] == [os.path.abspath(f"c/T/{n}") for n in ("ada", "grace")]
+
+
+def test_the_totals_in_all_three_forms(tmp_path):
+    assert to_dict(CLASS)["students"][0] == {"folder": "c/T/ada", "submissions": 3,
+                                             "points": 6, "max_points": 7}
+    write_csv(CLASS, tmp_path / "grades.csv")
+    with (tmp_path / "grades.csv").open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["path"], r["points"], r["max_points"]) for r in rows if r["chapter"] == "total"
+            ] == [("c/T/ada", "6", "7"), ("c/T/grace", "0", "2"), ("c/T/alan", "0", "0")]
+    assert len(rows) == len(CLASS) + 3
+    assert table(CLASS, 100).splitlines()[-3:] == ["c/T/ada    3          6/7",
+                                                  "c/T/grace  1          0/2",
+                                                  "c/T/alan   1          0/0"]
