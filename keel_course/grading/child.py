@@ -3,19 +3,20 @@
 It reads and deletes its job file, limits itself (memory, CPU time, file size, no core file;
 hard limits too, so they stay), keeps its standard output as the channel to the grader and
 points file descriptor 1 at /dev/null, so nothing the learner's code prints - however much -
-reaches the grader or is kept. Then it imports the lab, makes every check result cross to the
-grader as it is decided (`streamed`), snapshots the lab (`integrity`), runs the planned code in
-one namespace, and judges each exercise with the lab's own verifier, taken before any learner
-code ran, every call into the learner's function watched (`guard`). Every step is announced on
-the channel, so a process that hangs or dies is reported with where it was; every verdict
-crosses as one JSON line. A change to the lab's code refuses the exercises judged with it, then
-the lab is put back.
+reaches the grader or is kept. Then it imports the lab, snapshots it (`integrity`), runs the
+planned code in one namespace and, where each exercise's check cell stands, serves the function
+bound to its name to the grader, which judges it in its own process (`remote`): every call is
+watched (`guard`), and what it returned crosses as plain data. Every step is announced on the
+channel, so a process that hangs or dies is reported with where it was. A change to the lab's
+code refuses the exercises served after it, then the lab is put back. The inputs are the
+grader's: this process never sees the seed they were drawn from.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import inspect
 import io
 import json
@@ -24,17 +25,15 @@ import os
 import re
 import resource
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_course.grading.plain import given, to_plain
 from keel_course.grading.remote import Requests, serve
-
-if TYPE_CHECKING:
-    from keel_lab.course.checks.verdict import Verdict
 
 MAX_TEXT = 500  # a hint or an error line crossing to the grader
 FILE_SIZE = 64 * 1024 * 1024
@@ -139,36 +138,6 @@ def moved(error: BaseException | str, elsewhere: dict[str, int] | None) -> str:
             "literal)")
 
 
-def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: Any,
-           **given: Any) -> tuple[bool, str | None]:
-    """The verdict on one exercise function, taken with the verifier and the `Verdict` class the
-    grader held before the learner's code ran: (passed, the first hint). `given` goes to the
-    verifiers that take it (the inputs drawn for this run)."""
-    accepted = inspect.signature(verifier).parameters
-    try:
-        verdict = verifier(fn, **{k: v for k, v in given.items() if k in accepted})
-    except BaseException as exc:
-        return False, short(f"the check could not run your function: {described(exc)}")
-    if type(verdict) is not verdict_type:
-        return False, "the check returned no verdict"
-    if verdict.passed:
-        return True, None
-    return False, short(verdict.hints[0] if verdict.hints else "no check ran")
-
-
-def streamed(verdict_type: type[Verdict], channel: Channel) -> None:
-    """Send every check's result to the grader the moment it is decided: the grader counts a
-    verdict only when all it received passed, so changing a verdict object later is useless."""
-    add = verdict_type.add
-
-    def add_and_send(self: Verdict, ok: bool, passed: str, hint: str) -> None:
-        channel.send(result=bool(ok))
-        add(self, ok, passed, hint)
-
-    add_and_send.__qualname__ = add.__qualname__
-    verdict_type.add = add_and_send  # type: ignore[method-assign]
-
-
 def refusal(what: str) -> str:
     return (f"refused: {what}; grading uses the lab's own checks, so this exercise gets no "
             "points")
@@ -176,13 +145,8 @@ def refusal(what: str) -> str:
 
 def grade(job: dict[str, Any], channel: Channel, requests: Requests) -> None:
     """Run the chunks in order; where each exercise's check cell stands, serve its function to
-    the grader (which judges it), or judge it here (`JUDGED_INSIDE`)."""
+    the grader, which judges it."""
     import_lab()
-    from keel_lab.course.checks.check import VERIFIERS
-    from keel_lab.course.checks.verdict import Verdict
-
-    streamed(Verdict, channel)
-    verifiers = dict(VERIFIERS)
     snapshot = Snapshot()
     elsewhere = job["elsewhere"]
     namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins,
@@ -195,11 +159,7 @@ def grade(job: dict[str, Any], channel: Channel, requests: Requests) -> None:
             if changed:
                 snapshot.restore()
             channel.send(at=f"checking {name}")
-            if name in job["remote"]:
-                offer(name, namespace, changed, snapshot, channel, requests)
-            else:
-                channel.send(exercise=name, **judge(name, namespace, changed, snapshot,
-                                                    (verifiers[name], Verdict), job, channel))
+            offer(name, namespace, changed, snapshot, channel, requests)
         if at < len(chunks):
             channel.send(at=f"running cell {chunks[at]['cell']}")
             error = run_chunk(chunks[at], namespace, elsewhere)
@@ -214,28 +174,6 @@ def _display(*objects: Any, **options: Any) -> None:
     """IPython's `display`, for code that calls it: the grader shows nothing."""
 
 
-def judge(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Snapshot,
-          lab: tuple[Callable[..., Verdict], type[Verdict]], job: dict[str, Any],
-          channel: Channel) -> dict[str, Any]:
-    """The verdict on one exercise as the function bound to its name now: passed and hint."""
-    if changed:
-        return {"passed": False,
-                "hint": refusal(f"the notebook changed the lab's code ({changed[0]})")}
-    if name not in namespace:
-        return {"passed": False, "hint": f"{name} was not defined when its check cell ran (see "
-                "the submission's error)"}
-    guard = Guard(snapshot)
-    passed, hint = verify(*lab, guard.wrap(namespace[name]), drawn_from=job["seed"])
-    now = snapshot.changes()
-    found = [*(f"changed the lab's code: {where}" for where in now[:1]), *guard.found]
-    if found:
-        channel.send(error=short(f"checking {name} {found[0]}"))
-        snapshot.restore()
-        return {"passed": False, "hint": refusal(f"checking {name} {found[0]}")}
-    return {"passed": passed, "hint": short(hint + moved(hint, job["elsewhere"])) if hint
-            else None}
-
-
 def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Snapshot,
           channel: Channel, requests: Requests) -> None:
     """Serve the function bound to `name` to the grader's verifier, each call watched: what it
@@ -246,7 +184,8 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
                  name=getattr(fn, "__name__", None) if fn is not None else None)
     guard = Guard(snapshot)
 
-    def call(fn: Callable[..., Any], args: tuple[Any, ...], lab: list[str]) -> dict[str, Any]:
+    def call(fn: Callable[..., Any], args: tuple[Any, ...], lab: list[str],
+             driver: str | None) -> dict[str, Any]:
         from keel_lab.core.clock import clock_moves
         from keel_lab.course.checks.delegation import watched
         from keel_lab.course.checks.verdict import where
@@ -254,6 +193,8 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
         target = guard.wrap(fn)
         if lab:
             target = watched(target, tuple(_lab_object(n) for n in lab))
+        if driver is not None:  # the check's own driving of the learner's coroutine
+            target = functools.partial(_lab_object(driver), target)
         reply: dict[str, Any]
         known = given(args)
         before = [to_plain(a, known) if type(a) in (list, dict) else None for a in args]
@@ -261,7 +202,7 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
             try:
                 reply = {"return": to_plain(target(*args), known)}
             except BaseException as exc:  # SystemExit too: the grader judges it as raised
-                reply = {"raise": _raised(exc, where(exc, fn))}
+                reply = {"raise": _raised(exc, "" if driver else where(exc, fn))}
         after = [to_plain(a, known) if type(a) in (list, dict) else None for a in args]
         if after != before:  # the learner's code changed its input: the grader's changes too
             reply["after"] = after
@@ -296,7 +237,10 @@ def _raised(exc: BaseException, where: str) -> dict[str, Any]:
     attrs = {k: to_plain(v) for k, v in getattr(exc, "__dict__", {}).items()
              if isinstance(k, str) and not k.startswith("_") and k != "keel_sent"}
     sent = getattr(exc, "keel_sent", None)
-    return {"sent": sent if type(sent) is int else None,
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    last = f"{frames[-1][0].f_globals.get('__name__')}:{frames[-1][0].f_code.co_qualname}" \
+        if frames else ""
+    return {"sent": sent if type(sent) is int else None, "raised_in": last,
             "type": kind.__name__, "qualname": kind.__qualname__, "module": module,
             "base": base, "args": to_plain(list(exc.args)), "attrs": attrs,
             "message": short(described(exc)), "where": where}

@@ -77,9 +77,10 @@ def _repr(value: Any) -> str:
 
 
 def given(args: Any) -> list[Any]:
-    """Every object reachable from a call's arguments through lists, tuples, dicts and the
-    lab's dataclasses, in one order both processes compute alike: an object the learner returns
-    that is one of them crosses as a reference to it (the very `Result` it was given)."""
+    """Every frozen lab dataclass reachable from a call's arguments through lists, tuples, dicts
+    and the lab's dataclasses, in one order both processes compute alike: one the learner
+    returns crosses as a reference to it (the very `Result` it was given). Mutable values are
+    not referred to: what the learner's code did to them must cross."""
     out: list[Any] = []
     seen: set[int] = set()
 
@@ -87,7 +88,9 @@ def given(args: Any) -> list[Any]:
         if type(value) in _ATOMS or type(value) is float or id(value) in seen or depth > MAX_DEPTH:
             return
         seen.add(id(value))
-        out.append(value)
+        params = getattr(type(value), "__dataclass_params__", None)
+        if _lab(type(value)) and params is not None and params.frozen:
+            out.append(value)
         if type(value) in (list, tuple):
             for item in value:
                 walk(item, depth + 1)

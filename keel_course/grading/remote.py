@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import io
 import os
 import pickle
@@ -25,9 +26,12 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import suppress
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from keel_course.grading.plain import from_plain, given, lab_class, to_plain
+
+if TYPE_CHECKING:
+    from keel_lab.course.checks.verdict import Verdict
 
 _HEADER = struct.Struct(">I")
 MAX_REQUEST = 64 * 1024 * 1024
@@ -87,6 +91,7 @@ def _raised(error: dict[str, Any]) -> BaseException:
             except (AttributeError, TypeError):
                 continue
     exc.where_in_cell = str(error.get("where", ""))  # type: ignore[attr-defined]
+    exc.raised_in = str(error.get("raised_in", ""))  # type: ignore[attr-defined]
     return exc
 
 
@@ -141,8 +146,16 @@ class Remote:
         return other
 
     def __call__(self, *args: Any) -> Any:
+        return self._ask(None, args)
+
+    def driving(self, driver: Callable[..., Any]) -> Callable[..., Any]:
+        """`driver(fn, *args)` run in the submission's process with the learner's function
+        there (`verdict.driven`): the record it returns comes back as plain data."""
+        return lambda *args: self._ask(_named(driver), args)
+
+    def _ask(self, driver: str | None, args: tuple[Any, ...]) -> Any:
         try:
-            return self._call(*args)
+            return self._call(driver, args)
         except Stopped as exc:  # a verifier may catch everything: the grader must still know
             self._root().stopped = exc
             raise
@@ -151,10 +164,10 @@ class Remote:
         parent: Remote | None = getattr(self, "_parent", None)
         return self if parent is None else parent._root()
 
-    def _call(self, *args: Any) -> Any:
+    def _call(self, driver: str | None, args: tuple[Any, ...]) -> Any:
         names = [_named(o) for o in self._lab]
         handles: dict[int, Any] = {}
-        self._link.send(("call", args, names), handles)
+        self._link.send(("call", args, names, driver), handles)
         while True:
             message = self._link.message()
             if "callback" in message:
@@ -193,6 +206,55 @@ class Remote:
             self._link.send(reply, handles)
         except (pickle.PicklingError, TypeError, AttributeError):
             self._link.send(("raised", RuntimeError(str(reply[1]))), handles)
+
+
+def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
+           elsewhere: dict[str, int]) -> tuple[bool, str | None]:
+    """The grader's own verdict on the learner's function `name`, served by the child: the
+    lab's verifier runs here on inputs drawn from `seed` (`elsewhere`: names other cells set
+    with code the grader does not run, for a NameError's hint)."""
+    from keel_course.grading.child import moved, short
+    from keel_lab.course.checks.check import VERIFIERS, misnamed
+    from keel_lab.course.checks.verdict import Verdict
+
+    if offer.get("defined") is not True:
+        return False, (f"{name} was not defined when its check cell ran (see the submission's "
+                       "error)")
+    wrong = misnamed(offer.get("name"))
+    if wrong:
+        return False, short(wrong)
+    if isinstance(offer.get("refused"), str):
+        return False, short(offer["refused"])
+    fn = Remote(link, name)
+    passed, hint = verify(VERIFIERS[name], Verdict, fn, drawn_from=seed)
+    for exc in fn.sent.values():  # the tools' own exceptions, which may outlive this check
+        vars(exc).pop("where_in_cell", None)
+    if fn.stopped is not None:
+        raise fn.stopped
+    if fn.found:
+        return False, short(f"refused: checking {name} {fn.found[0]}; grading uses the lab's "
+                            "own checks, so this exercise gets no points")
+    return passed, short(hint + moved(hint, elsewhere)) if hint else None
+
+
+def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: Any,
+           **given: Any) -> tuple[bool, str | None]:
+    """The verdict on one exercise function: (passed, the first hint). `given` goes to the
+    verifiers that take it (the inputs drawn for this run)."""
+    from keel_course.grading.child import described, short
+
+    accepted = inspect.signature(verifier).parameters
+    try:
+        verdict = verifier(fn, **{k: v for k, v in given.items() if k in accepted})
+    except Stopped:
+        raise
+    except BaseException as exc:
+        return False, short(f"the check could not run your function: {described(exc)}")
+    if type(verdict) is not verdict_type:
+        return False, "the check returned no verdict"
+    if verdict.passed:
+        return True, None
+    return False, short(verdict.hints[0] if verdict.hints else "no check ran")
 
 
 # -- in the submission's process ---------------------------------------------------------------
@@ -237,16 +299,19 @@ def _call_grader(requests: Requests, handle: int, *args: Any) -> Any:
     return reply[1]
 
 
-def serve(calls: Iterator[tuple[Any, ...]], fn: Callable[..., Any],
-          run: Callable[[Callable[..., Any], tuple[Any, ...], list[str]], dict[str, Any]],
+Run = Callable[[Callable[..., Any], tuple[Any, ...], list[str], "str | None"], dict[str, Any]]
+
+
+def serve(calls: Iterator[tuple[Any, ...]], fn: Callable[..., Any], run: Run,
           send: Callable[..., None]) -> None:
-    """Answer each ("call", args, lab names) until ("done",): `run` calls the learner's function
-    as watched and returns the reply (result or exception, what was seen)."""
+    """Answer each ("call", args, lab names, driver) until ("done",): `run` calls the learner's
+    function (or the named driver with it) as watched and returns the reply (result or
+    exception, what was seen)."""
     for request in calls:
         if request[0] == "done":
             return
-        _, args, lab = request
+        _, args, lab, driver = request
         started = time.perf_counter()
-        reply = run(fn, args, lab)
+        reply = run(fn, args, lab, driver)
         reply["took"] = time.perf_counter() - started
         send(**reply)

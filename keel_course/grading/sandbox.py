@@ -45,7 +45,7 @@ import keel_course
 import keel_lab
 from keel_course import bubblewrap
 from keel_course.grading.plan import Plan
-from keel_course.grading.remote import Link, Remote, Stopped, pickled
+from keel_course.grading.remote import Stopped, judged, pickled
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.course import data
@@ -76,30 +76,14 @@ class Outcome:
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None
     at: str = "starting"  # the last step the child announced
-    results: dict[str, list[bool]] = field(default_factory=dict)
-    _checking: str | None = None
 
     def take(self, message: dict[str, Any]) -> None:
         """One line of the child, read as the grader expects it; `stopped` is "" until `done`.
-        A `result` line is one check decided while the exercise named by the last `at` was
-        checked (only exercises judged inside the child send them)."""
+        Nothing it says is a verdict: the grader makes those (`remote.judged`)."""
         if isinstance(message.get("at"), str):
-            self.at = message["at"]
-            self._checking = self.at.removeprefix("checking ") \
-                if self.at.startswith("checking ") else None
+            self.at = message["at"][:200]
         elif isinstance(message.get("error"), str):
             self.errors.append(message["error"][:1000])
-        elif isinstance(message.get("result"), bool) and self._checking is not None:
-            self.results.setdefault(self._checking, []).append(message["result"])
-        elif isinstance(message.get("exercise"), str) and isinstance(message.get("passed"), bool):
-            name, passed, hint = message["exercise"], message["passed"], message.get("hint")
-            if name not in JUDGED_INSIDE or name in self.verdicts:
-                return  # the grader judges it, or judged it already
-            hint = hint[:1000] if isinstance(hint, str) else None
-            if passed and not all(self.results.get(name, [False])):
-                passed, hint = False, CHANGED_VERDICT
-                self.errors.append(f"checking {name}: {CHANGED_VERDICT.removeprefix('refused: ')}")
-            self.verdicts[name] = (passed, hint)
         elif message.get("done") is True:
             self.stopped = None
 
@@ -188,8 +172,8 @@ def _command(folder: Path) -> tuple[list[str], dict[str, str] | None, tuple[int,
 def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
     job = {"chunks": [asdict(c) for c in plan.chunks], "exercises": plan.to_run,
            "checked_after": plan.checked_after, "elsewhere": plan.elsewhere, "memory": memory,
-           "cpu": int(timeout) + 5, "seed": (seed := secrets.randbits(32)),
-           "remote": [x for x in plan.to_run if x not in JUDGED_INSIDE]}
+           "cpu": int(timeout) + 5}
+    seed = secrets.randbits(32)  # the inputs of this run: the grader's, never the child's
     reaping = _subreaper()
     with tempfile.TemporaryDirectory(prefix=_PREFIX, ignore_cleanup_errors=True) as tmp:
         folder = Path(tmp) / "job"  # the child's: the grader's stderr file stays beside it
@@ -212,7 +196,8 @@ def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
             outcome = Outcome(stopped="")
             why = None
             try:
-                _converse(_Link(proc, time.monotonic() + timeout, timeout), outcome, seed)
+                _converse(_Link(proc, time.monotonic() + timeout, timeout), outcome, seed,
+                          plan.elsewhere)
             except Stopped as exc:
                 why = exc.reason or None
             finally:
@@ -226,52 +211,20 @@ def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
     return outcome
 
 
-# Exercises whose verifiers drive the learner's coroutine on the virtual clock: they are judged
-# inside the submission's process, as before; every other verdict is made in the grader.
-JUDGED_INSIDE = frozenset({"read_turn", "collect_batch"})
-
-
-def _converse(link: _Link, outcome: Outcome, seed: int) -> None:
+def _converse(link: _Link, outcome: Outcome, seed: int, elsewhere: dict[str, int]) -> None:
     """Read the child until it is done; judge each exercise it offers to serve, here."""
     while outcome.stopped == "":
         message = link.message()
         if isinstance(message.get("serve"), str):
             name = message["serve"]
             if name not in outcome.verdicts:
-                outcome.verdicts[name] = judged(name, message, link, seed)
+                outcome.verdicts[name] = judged(name, message, link, seed, elsewhere)
                 hint = outcome.verdicts[name][1]
                 if hint and hint.startswith("refused: "):
-                    outcome.errors.append(f"checking {name}: {hint.removeprefix('refused: ')}")
+                    outcome.errors.append(hint.removeprefix("refused: "))
             link.send(("done",))
         else:
             outcome.take(message)
-
-
-def judged(name: str, offer: dict[str, Any], link: Link, seed: int
-           ) -> tuple[bool, str | None]:
-    """The grader's own verdict on the learner's function `name`, run in the child."""
-    from keel_course.grading.child import short, verify
-    from keel_lab.course.checks.check import VERIFIERS, misnamed
-    from keel_lab.course.checks.verdict import Verdict
-
-    if offer.get("defined") is not True:
-        return False, (f"{name} was not defined when its check cell ran (see the submission's "
-                       "error)")
-    wrong = misnamed(offer.get("name"))
-    if wrong:
-        return False, short(wrong)
-    if isinstance(offer.get("refused"), str):
-        return False, short(offer["refused"])
-    fn = Remote(link, name)
-    passed, hint = verify(VERIFIERS[name], Verdict, fn, drawn_from=seed)
-    for exc in fn.sent.values():  # the tools' own exceptions, which may outlive this check
-        vars(exc).pop("where_in_cell", None)
-    if fn.stopped is not None:
-        raise fn.stopped
-    if fn.found:
-        return False, short(f"refused: checking {name} {fn.found[0]}; grading uses the lab's "
-                            "own checks, so this exercise gets no points")
-    return passed, hint
 
 
 class _Link:
@@ -338,8 +291,6 @@ def _environment() -> dict[str, str]:
     return dict(os.environ) | _SETTINGS | {name: value}
 
 
-CHANGED_VERDICT = ("refused: a check of this exercise failed (or none ran) while it was checked, "
-                   "yet the verdict said passed - the submission changed the verdict")
 _POLL = 0.2  # seconds between looks at whether the child has ended
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from keel_course.grading.child import moved, refusal, run_chunk, short, streamed, verify
+from keel_course.grading.child import moved, refusal, run_chunk, short
+from keel_course.grading.remote import verify
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
 
@@ -80,19 +81,3 @@ def test_a_name_error_for_a_name_set_elsewhere_says_why_and_where():
     assert moved("NameError: name 'other' is not defined", {"FATAL": 2}) == ""
 
 
-def test_every_result_is_sent_the_moment_it_is_decided():
-    sent: list[dict[str, Any]] = []
-
-    class Recorder:
-        def send(self, **message: Any) -> None:
-            sent.append(message)
-
-    class Copy(Verdict):
-        pass
-
-    streamed(Copy, Recorder())  # type: ignore[arg-type]
-    v = Copy("x", ("a", "b"))
-    v.add(True, "fine", "")
-    v.results = []  # what a learner changes afterwards does not reach the grader
-    v.add(False, "", "wrong")
-    assert sent == [{"result": True}, {"result": False}]

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from keel_course.grading.child import Channel, offer, verify
+from keel_course.grading.child import Channel, offer
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_course.grading.plain import Foreign, from_plain, to_plain
-from keel_course.grading.remote import Requests
-from keel_course.grading.sandbox import JUDGED_INSIDE, _Link, judged
+from keel_course.grading.remote import Requests, judged, verify
+from keel_course.grading.sandbox import _Link
 from keel_course.guide import WRONG_ANSWERS, fresh
 from keel_lab.core.protocol import ToolCall
 from keel_lab.course.checks.check import VERIFIERS
@@ -31,13 +31,13 @@ TABLES = Path(__file__).resolve().parents[1] / "lab"
 RIGHT = {"answer_all": "ANSWER_ALL_RIGHT", "make_batches": "BATCH_RIGHT",
          "is_executable": "EXECUTABLE_RIGHT"}
 SEED = 20_26
+# answers that block or poll real time: what they do depends on how fast the machine runs them
+REAL_TIME = {"blocks_with_time_sleep", "polls_the_wall_clock"}
 
 
 def answers() -> list[Any]:
     out = []
     for exercise, (module, table) in WRONG_ANSWERS.items():
-        if exercise in JUDGED_INSIDE:
-            continue
         loaded = fresh(TABLES, module)
         right = getattr(loaded, RIGHT.get(exercise, "RIGHT"), [])
         for fn in [*(fn for fn, _ in getattr(loaded, table)), *right]:
@@ -68,7 +68,7 @@ def across(name: str, fn: Any) -> tuple[bool, str | None]:
                            poll=lambda: None)
     try:
         link = _Link(proc, float("inf"), 0)  # type: ignore[arg-type]
-        verdict = judged(name, link.message(), link, SEED)
+        verdict = judged(name, link.message(), link, SEED, {})
         link.send(("done",))
         child.join(30)
     finally:
@@ -86,6 +86,8 @@ def test_the_grader_gives_every_answer_the_checks_verdict(exercise, fn):
     there = across(exercise, remote)
     if exercise == "count_in_order":  # an answer that ignores its seed counts anew each time
         here, there = (tuple(re.sub(r"\d+", "N", str(x)) for x in v) for v in (here, there))
+    if fn.__name__ in REAL_TIME:
+        here, there = here[:1], there[:1]
     assert there == here
 
 

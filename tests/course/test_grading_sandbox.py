@@ -8,7 +8,6 @@ from pathlib import Path
 
 from keel_course.grading.plan import Chunk, Plan
 from keel_course.grading.sandbox import (
-    CHANGED_VERDICT,
     Outcome,
     _adopted,
     _ended,
@@ -46,13 +45,12 @@ def _outcome(lines: list[dict]) -> Outcome:
 
 
 def test_the_childs_lines_are_read_defensively():
-    out = _outcome([{"at": "checking read_turn"}, {"exercise": 1},
-                    {"exercise": "read_turn", "passed": "yes"}, {"error": "cell 2 raised X"},
-                    {"exercise": "read_turn", "passed": False, "hint": 3},
-                    {"exercise": "status_history", "passed": True}])  # judged by the grader
+    out = _outcome([{"at": "checking read_turn"}, {"exercise": 1}, {"at": 3},
+                    {"exercise": "read_turn", "passed": True}, {"error": "cell 2 raised X"},
+                    {"result": True}, {"error": ["x"]}])
     assert out.at == "checking read_turn" and out.stopped == ""
     assert out.errors == ["cell 2 raised X"]
-    assert out.verdicts == {"read_turn": (False, None)}
+    assert out.verdicts == {}  # a verdict is the grader's: nothing the child says is one
     assert _outcome([{"done": True}]).stopped is None
 
 
@@ -80,16 +78,6 @@ def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
     out = run(_plan(text), timeout=60)
     assert out.stopped is None and time.monotonic() - start < 30
     assert not [pid for pid in _adopted(os.getpid()) if _marked(pid)]
-
-
-def test_a_verdict_changed_after_a_failed_check_gets_nothing():
-    out = _outcome([{"at": "checking read_turn"}, {"result": True}, {"result": False},
-                    {"exercise": "read_turn", "passed": True, "hint": None},
-                    {"at": "checking collect_batch"},
-                    {"exercise": "collect_batch", "passed": True, "hint": None}])
-    assert out.verdicts == {"read_turn": (False, CHANGED_VERDICT),
-                            "collect_batch": (False, CHANGED_VERDICT)}  # no result: none ran
-    assert out.errors[0].startswith("checking read_turn: a check of this exercise failed")
 
 
 def test_the_child_sees_the_packages_alone_with_the_data():

@@ -30,6 +30,7 @@ from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import (
     Verdict,
     describe,
+    driven,
     guard,
     labelled,
     returned_none,
@@ -115,6 +116,18 @@ async def _collect(fn: CollectBatch, c: Collected) -> Collected:
             task.cancel()
         await asyncio.gather(*left, return_exceptions=True)
     return c
+
+
+def _drive(fn: CollectBatch, c: Collected) -> Collected:
+    return run_coroutine(_collect(fn, c))
+
+
+def _real_run(fn: CollectBatch, question: str) -> RunResult:
+    """A run through the executor with the learner's collector (run where the collector runs)."""
+    collect = strict(fn, lambda batch, _run: _("given the batch {ids}").format(
+        ids=[r.call_id for r in batch]))
+    return Runner(OfflineAdapter(), executor=Executor(4, slow_first, collect=collect)).run(
+        question)
 
 
 def _pairs(stored: Any) -> list[tuple[str, ToolOutcome]] | str:
@@ -262,12 +275,9 @@ def _ending(run: RunResult) -> str:
 def _real_runs(v: Verdict, fn: CollectBatch) -> None:
     """Each question run with the lab's collector and with the learner's; the same answer or
     error, tool messages and outcomes (their codes decide a broken tool's run fails)."""
-    collect = strict(fn, lambda batch, _run: _("given the batch {ids}").format(
-        ids=[r.call_id for r in batch]))
     for question in (COMPARE, SCENARIOS["internal error"]):
         lab = Runner(OfflineAdapter(), executor=Executor(4, slow_first)).run(question)
-        run = guard(v, _("a real run"), Runner(OfflineAdapter(), executor=Executor(
-            4, slow_first, collect=collect)).run, question)
+        run = guard(v, _("a real run"), driven(_real_run, fn), question)
         if run is None:
             return
         same = (run.status, run.answer, run.error, run.messages, run.outcomes) == (
@@ -287,9 +297,9 @@ def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
     rng = random.Random(6)
     done: list[tuple[str, Collected, list[tuple[str, ToolOutcome]]]] = []
     for n, (first, incidents) in enumerate(BATCHES):
-        c = _batch(rng, first, incidents)
-        label = _shown(n, c)
-        if guard(v, label, run_coroutine, _collect(fn, c)) is None:
+        label = _shown(n, c := _batch(rng, first, incidents))
+        c = guard(v, label, driven(_drive, fn), c)
+        if c is None:
             return v
         if c.stored is None:
             v.add(False, "", returned_none(label))

@@ -15,16 +15,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-import traceback
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from textwrap import shorten
-from typing import Any, NamedTuple
+from typing import Any
 
 from keel_lab.core.clock import now, run_coroutine
 from keel_lab.core.streaming import Assembly, Finish, StreamAssembler, StreamEvent, assemble
 from keel_lab.course import data
-from keel_lab.course.checks.verdict import Verdict, describe, guard
+from keel_lab.course.checks.verdict import Verdict, describe, driven, guard, raised_by
 from keel_lab.course.i18n import N_, _
 from keel_lab.course.scenarios import COMPARE, offline_stream
 from keel_lab.providers.diagnosis import read_stream, to_events
@@ -33,7 +33,11 @@ ReadTurn = Callable[[AsyncIterator[StreamEvent], float], Awaitable[Any]]
 TIMEOUT = 2.0  # seconds of silence the learner's reader is given
 STALL = 2100.0  # a stall's silence: longer than the timeout taken for milliseconds
 EPS = 1e-6
-CANCELLED = object()  # the learner's task ended cancelled, as it must when cancelled
+class Ended(Enum):
+    CANCELLED = "cancelled"  # the learner's task ended cancelled, as it must when cancelled
+
+
+CANCELLED = Ended.CANCELLED
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,10 @@ CASES = (
 )
 
 
-class Run(NamedTuple):
+@dataclass(frozen=True)
+class Run:
+    """How an answer read one stream: a record the check judges (made where the answer ran)."""
+
     got: Any  # what the answer returned, CANCELLED when its task ended cancelled
     took: float  # when it returned, in s from the start
     last: float  # when the last event it read arrived
@@ -116,6 +123,10 @@ async def _read(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run 
         await stream.aclose()
     last = asked[min(len(asked) - 1, len(events))] - start
     return None if got is None else Run(got, now() - start, last, len(asked) - 1, leaked)
+
+
+def _drive(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run | None:
+    return run_coroutine(_read(fn, events, case))
 
 
 def _pieces(a: Assembly) -> tuple[str, list[tuple[int, str | None, str, str]]]:
@@ -211,12 +222,11 @@ def _problem(run: Run, events: Sequence[StreamEvent], case: Case) -> str:
 def _explain(exc: Exception) -> str:
     """What the check knows of an exception: a timeout that escaped, or `result()` called
     although no finish was fed to the assembler."""
-    frames = list(traceback.walk_tb(exc.__traceback__))
     hint = (_("(a stall is an answer, not an error: catch the timeout and return "
               "assembler.interrupted(why))") if isinstance(exc, TimeoutError) else
             _("(result() needs a finish: feed the Finish to the assembler too, or return "
               "assembler.interrupted(why) when none arrived)")
-            if frames and frames[-1][0].f_code is StreamAssembler.result.__code__ else "")
+            if raised_by(exc, StreamAssembler.result) else "")
     return (" " if hint and str(exc) else "") + hint
 
 
@@ -226,7 +236,7 @@ def _try(v: Verdict, read_turn: ReadTurn, case: Case, name: str,
     settled the check."""
     what = f"{_(case.label)}: {name}" if name else _(case.label)
     started = time.perf_counter()
-    run = guard(v, what, run_coroutine, _read(read_turn, events, case), explain=_explain)
+    run = guard(v, what, driven(_drive, read_turn), events, case, explain=_explain)
     if run is None:
         return None
     wall = time.perf_counter() - started

@@ -114,6 +114,27 @@ def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
     return None
 
 
+def driven(driver: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`driver(fn, *args)` as a function of `args`: what a check does with the learner's
+    coroutine (a stream fed on the virtual clock, a batch run). It runs where `fn` runs: a
+    function the grader runs in a submission's process says `driving`, and the record the driver
+    returns comes back as plain data for the check to judge here."""
+    drive = getattr(fn, "driving", None)
+    if drive is not None:
+        return drive(driver)  # type: ignore[no-any-return]
+    return functools.partial(driver, fn)
+
+
+def raised_by(exc: BaseException, function: Callable[..., Any]) -> bool:
+    """Whether `function`'s own code raised `exc` (its last frame); an exception raised in
+    another process (the grader's) names that function as `raised_in`."""
+    told = getattr(exc, "raised_in", None)
+    if isinstance(told, str):
+        return told == f"{function.__module__}:{function.__qualname__}"
+    frames = list(traceback.walk_tb(exc.__traceback__))
+    return bool(frames) and frames[-1][0].f_code is getattr(function, "__code__", None)
+
+
 def strict(fn: Callable[..., Any], given: Callable[..., str]) -> Callable[..., Any]:
     """The learner's function for the lab's code to call: a None it returns (awaited) raises
     `ReturnedNone` naming its input (`given(*args)`), for `guard` to report."""
