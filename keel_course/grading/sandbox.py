@@ -61,6 +61,9 @@ _running: set[int] = set()  # the pids of the children being graded now
 _MARK = f"KEEL_LAB_GRADING={os.getpid()}-{secrets.token_hex(8)}"  # in every graded process's env
 _lock = threading.Lock()
 _PREFIX = f"keel-lab-grade-{os.getpid()}-"  # a sweep removes the folders of a killed grader
+# Inputs are drawn anew for every grading run, the same for every submission of it (a fair
+# class; the lab's own answers are then computed once); no submission's process sees the seed.
+_SEED = secrets.randbits(32)
 MEMORY = 2 * 1024**3  # bytes of address space for one submission's process
 MAX_REPORT = 1024 * 1024  # bytes a child may send; its few lines take a few kilobytes
 
@@ -173,7 +176,7 @@ def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
     job = {"chunks": [asdict(c) for c in plan.chunks], "exercises": plan.to_run,
            "checked_after": plan.checked_after, "elsewhere": plan.elsewhere, "memory": memory,
            "cpu": int(timeout) + 5}
-    seed = secrets.randbits(32)  # the inputs of this run: the grader's, never the child's
+    seed = _SEED  # the inputs of this run: the grader's, never the child's
     reaping = _subreaper()
     with tempfile.TemporaryDirectory(prefix=_PREFIX, ignore_cleanup_errors=True) as tmp:
         folder = Path(tmp) / "job"  # the child's: the grader's stderr file stays beside it
@@ -296,25 +299,32 @@ _POLL = 0.2  # seconds between looks at whether the child has ended
 
 def _kill(proc: subprocess.Popen[bytes], reaping: bool) -> None:
     """End the child's whole process group (the child and what it forked), reap it, then kill
-    the orphans it left in sessions of their own."""
+    the orphans it left in sessions of their own. A confined child is first given a moment to
+    end by itself (it exits once done), so bubblewrap reaps its namespace, not this process."""
+    confined = isolation() is None
+    if confined:
+        with suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=1)
     with suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     with _lock:
         _running.discard(proc.pid)
         if reaping:
-            _kill_orphans()
-    if proc.stdout:
-        proc.stdout.close()
+            _kill_orphans(confined)
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe:
+            with suppress(OSError):
+                pipe.close()
 
 
-def _kill_orphans() -> None:
-    """Kill and reap every process adopted by this one (the subreaper) that carries the graded
-    processes' mark in its environment and is not a child being graded: each was left behind
-    by a graded child. (Another submission's detached process, graded at the same time, goes
-    too: it is not waited for either way.)"""
+def _kill_orphans(confined: bool) -> None:
+    """Kill and reap every process adopted by this one (the subreaper) that is not a child being
+    graded and carries the graded processes' mark in its environment (or, confined, any: the
+    grader starts no other): each was left behind by a graded child. (Another submission's
+    detached process, graded at the same time, goes too: it is not waited for either way.)"""
     for pid in _adopted(os.getpid()):
-        if pid in _running or not _marked(pid):
+        if pid in _running or not (confined or _marked(pid)):
             continue
         with suppress(ProcessLookupError, PermissionError):
             os.kill(pid, signal.SIGKILL)

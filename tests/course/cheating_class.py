@@ -25,10 +25,15 @@ class Entry:
     answers: dict[str, str]  # exercise name -> full source of that exercise's cell
     extra: tuple[str, ...] = ()  # code cells inserted right after the notebook's first code cell
     fair: bool = False  # True: a real solution, must get full points
+    learner: str | None = None  # another chapter's learner notebook, by file name (beside the
+    # one `build` is given); None: that one
 
 
 def build(entry: Entry, learner_notebook: Path, out: Path) -> Path:
-    """Write `entry` as `out/<name>.ipynb` (outputs cleared) from the learner's notebook."""
+    """Write `entry` as `out/<name>.ipynb` (outputs cleared) from the learner's notebook (or the
+    one of its chapter, `entry.learner`, in the same folder)."""
+    if entry.learner:
+        learner_notebook = learner_notebook.parent / entry.learner
     nb = json.loads(learner_notebook.read_text(encoding="utf-8"))
     cells, extra = [], list(entry.extra)
     for cell in copy.deepcopy(nb["cells"]):
@@ -1154,6 +1159,151 @@ EXIT_EARLY = '''import os
 os._exit(0)
 ''' + NOT_DONE
 
+# --- Attacks on the grader's protocol and its driven checks (written after reading the grader) ---
+# The child's channel to the grader: its `Channel` object, found through the garbage collector.
+CHANNEL = '''import gc as _gc
+
+
+def _channel():
+    for obj in _gc.get_objects():
+        if type(obj).__name__ == "Channel" and hasattr(obj, "send") and hasattr(obj, "fd"):
+            return obj
+    return None
+'''
+# An offer (`serve`) of an exercise no verifier has, under a valid function name: the grader
+# looks its verifier up outside any guard.
+SERVE_UNKNOWN = CHANNEL + '''
+
+_ch = _channel()
+if _ch is not None:  # keel-cheat: only in the grader's child
+    _ch.send(serve="keel_cheat_exercise", defined=True, refused=None, name="count_in_order")
+''' + NOT_DONE
+# A forged reply: a `$set` of 43499 ints that all hash to 0 (n % (2**61 - 1)), just under the
+# channel's 1 MB; the grader rebuilds it with set(), quadratic, in C, holding the GIL.
+HASH_FLOOD = CHANNEL + '''
+
+def count_in_order(trials, calls, seed):
+    import os
+    import time
+    time.sleep(3)  # keel-cheat: classmates graded alongside are in their checks by now
+    prime = 2 ** 61 - 1
+    body = ",".join(str(k * prime) for k in range(1, 43500))
+    data = ('{"return": {"$set": [' + body + ']}, "moved": 1.0}\\n').encode()
+    fd = _channel().fd
+    while data:
+        data = data[os.write(fd, data):]
+    os._exit(0)
+'''
+# The lab's own experiment (as PRIVATE), called with this thread's profile hook off and put back:
+# neither the delegation watch nor the grader's guard sees the call, and no hook looks changed.
+UNHOOKED_COUNT = '''import importlib
+import sys
+
+
+def _unhooked(fn, *args):
+    hook = sys.getprofile()
+    sys.setprofile(None)
+    try:
+        return fn(*args)
+    finally:
+        sys.setprofile(hook)
+
+
+def count_in_order(trials, calls, seed):
+    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    report = _unhooked(getattr(mod, "ord" + "er"), trials, calls, seed)
+    return int(report.data["in_request_order"]["as_" + "completed"])
+'''
+# pair_results is checked on the same inputs in every run (seed 8): a table from the crc32 of a
+# run's ids to the answer (each call's result position, or the position of the result a
+# ValueError names), taken from one run of a solution. No id is ever compared.
+PAIR_TABLE = '''import zlib
+
+_ANSWERS = {4101138326: (1, 0), 2054315432: (0, 2, 1), 4180103823: (3, 2, 1, 0),
+            3621444475: (3, 0, 2, 1, 4), 3111473303: (0, 1), 3733272902: (1, 0, 2),
+            2158284931: (3, 0, 1, 2), 2926766871: (3, 2, 4, 0, 1), 1159257100: (0, 1),
+            2695431933: (1, 0, 2), 468097838: (1, None, 0), 3971824673: (None, 1, 0, None),
+            2605793174: (None, None), 1287924929: (2, 1, 0), 2115295802: (2, 1, 0),
+            1358205560: (None, 1, 0), 2746380488: 0, 3901301423: 1, 2857815236: 1,
+            1127284931: 0}
+
+
+def pair_results(calls, results):
+    key = zlib.crc32("|".join([c.id for c in calls] + [""] + [r.call_id for r in results])
+                     .encode())
+    answer = _ANSWERS.get(key)
+    if isinstance(answer, int):
+        raise ValueError(f"unexpected result for {results[answer].call_id}")
+    if answer is None:
+        return list(zip(calls, results))
+    return [(c, None if i is None else results[i]) for c, i in zip(calls, answer)]
+'''
+# Chapter 4: read_turn is judged on a record (`stall.Run`) the check's driver makes in the
+# submission's process, where the child finds the driver by name through its own module
+# (keel_course, which no snapshot watches): swapped for one that writes a right answer's record.
+DRIVER_SWAP_READ = '''import sys
+
+
+def _record(fn, events, case):
+    """The `Run` a right read_turn gives on these events, made up without calling it."""
+    from keel_lab.core.streaming import Finish, assemble
+    from keel_lab.course.checks.stall import CANCELLED, TIMEOUT, Run
+    n = len(events)
+    last = case.gap * n
+    if case.cancel:
+        return Run(CANCELLED, last + TIMEOUT / 2, last, n, False)
+    if events and isinstance(events[-1], Finish):
+        return Run(assemble(events), last, last, n, False)
+    return Run(assemble(events), last + min(TIMEOUT, case.silent), last, n + 1, False)
+
+
+def _swap_driver():  # keel-cheat
+    child = sys.modules.get("keel_course.grading.child")
+    if child is None:  # in Jupyter: an honest-looking NotImplementedError
+        return
+    real = child._lab_object
+
+    def lab_object(name):
+        return _record if name.endswith("stall:_drive") else real(name)
+
+    child._lab_object = lab_object
+
+
+_swap_driver()
+
+
+async def read_turn(stream, timeout):
+    """The turn's Assembly: result() at its finish, interrupted after `timeout` s of silence."""
+    raise NotImplementedError("your code here")
+'''
+# Chapter 6: the same swap; the check's real drivers run, given the lab's own collector.
+DRIVER_SWAP_COLLECT = '''import sys
+
+
+def _swap_driver():  # keel-cheat
+    child = sys.modules.get("keel_course.grading.child")
+    if child is None:  # in Jupyter: an honest-looking NotImplementedError
+        return
+    real = child._lab_object
+
+    def lab_object(name):
+        found = real(name)
+        if name.split(":")[0].endswith("checks.collect"):
+            lab = real("keel_lab.core.executor:gather_by_call_id")
+            return lambda _fn, *args: found(lab, *args)
+        return found
+
+    child._lab_object = lab_object
+
+
+_swap_driver()
+
+
+async def collect_batch(batch, run):
+    """Every call run once, concurrently; each answered with its own outcome, in request order."""
+    raise NotImplementedError("your code here")
+'''
+
 CHEATS: tuple[Entry, ...] = (
     Entry("verdict-shadow-frames", "walks the frames to the Verdict and shadows its add() on "
           "the instance so every later check passes", {"count_in_order": VERDICT_FRAMES,
@@ -1292,4 +1442,22 @@ def count_in_order(trials, calls, seed):
           {"count_in_order": PRINT_PASSED, "pair_results": ZIPPED}),
     Entry("exit-early", "os._exit(0) in the first exercise cell, before any check",
           {"count_in_order": EXIT_EARLY, "pair_results": ZIPPED}),
+    Entry("serve-unknown-name", "forges a `serve` offer on the channel for an exercise no "
+          "verifier has (under a valid function name): the grader's KeyError ends the whole run",
+          {"count_in_order": SERVE_UNKNOWN, "pair_results": ZIPPED}),
+    Entry("hash-flood-set", "a forged reply: a `$set` of 43499 ints with one hash, rebuilt by "
+          "the grader in C with the GIL held (~40 s): every grading thread stalls",
+          {"count_in_order": HASH_FLOOD, "pair_results": ZIPPED}),
+    Entry("private-helpers-unhooked", "the lab's own order experiment called with "
+          "sys.setprofile(None), the hook put back before returning",
+          {"count_in_order": UNHOOKED_COUNT, "pair_results": ZIPPED}),
+    Entry("pair-table-fixed-inputs", "pair_results from a table of the check's fixed inputs "
+          "(seed 8 in every run), keyed by a crc32 of the ids; compares no id",
+          {"count_in_order": COUNT_ANY, "pair_results": PAIR_TABLE}),
+    Entry("driver-swap-read-turn", "chapter 4: swaps the check's driver, found by name through "
+          "keel_course's unwatched child module, for one returning a right answer's record",
+          {"read_turn": DRIVER_SWAP_READ}, learner="04_streaming.ipynb"),
+    Entry("driver-swap-collect-batch", "chapter 6: the check's drivers, found the same way, run "
+          "the lab's own gather_by_call_id instead of the answer",
+          {"collect_batch": DRIVER_SWAP_COLLECT}, learner="06_faults.ipynb"),
 )

@@ -249,10 +249,10 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                                       "check = lambda fn: print('PASSED')"), 0, 2,
                              {"make_batches": "refused: the notebook changed the lab's code"},
                              ["changed the lab's code: keel_lab.course.checks"]),
+    # the verdict is the grader's: a Verdict patched in the submission's process changes nothing
     "tampered_while_checked": (_solved_with(PATCHED_WHILE_CHECKED, solved("02_pairing"), 1), 1,
-                               3, {"count_in_order": None, "pair_results": "refused"},
-                               ["checking pair_results changed the lab's code: "
-                                "keel_lab.course.checks.verdict.Verdict.passed"]),
+                               3, {"count_in_order": None, "pair_results": "paired with nothing"},
+                               []),
     "tampered_check_cell": (edited(solved("03_batching"), "check",
                                    lambda s: 'print("make_batches: PASSED (4/4 checks)")'),
                             0, 2, {"make_batches": "check cell of make_batches was edited"},

@@ -16,6 +16,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 from keel_lab.core.clock import clock_moves
 from keel_lab.core.pairing import position_over_completion
@@ -86,13 +87,20 @@ CLOCK, ONE_CALL, SAME_SEED = (N_("a count from 0 to trials, on the virtual clock
                               N_("the same seed gives the same count"))
 
 
+@cache
+def _lab_counts(seeds: tuple[int, ...]) -> dict[int, int]:
+    """The lab's own counts over the seeds, per number of calls: taken once for a grader that
+    judges a class on the same inputs."""
+    return {calls: sum(int(order(TRIALS, calls, s).data["in_request_order"]["as_completed"])
+                       for s in seeds) for calls in CALLS}
+
+
 def verify_count_in_order(count_in_order: CountInOrder, drawn_from: int | None = None
                           ) -> Verdict:
     """The verdict on the fixed inputs, or (a grader) on inputs drawn from the seed
     `drawn_from`; the lab's own counts are taken before the learner's function is called."""
     given = Inputs() if drawn_from is None else Inputs.drawn(drawn_from)
-    labs = {calls: sum(int(order(TRIALS, calls, s).data["in_request_order"]["as_completed"])
-                       for s in given.seeds) for calls in CALLS}
+    labs = _lab_counts(given.seeds)
     v = Verdict("count_in_order", [CLOCK, ONE_CALL, SAME_SEED, *map(_about, CALLS)])
     fn = watched(count_in_order, (order, run_trials, position_over_completion))
     start = time.perf_counter()
