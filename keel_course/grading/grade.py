@@ -68,7 +68,12 @@ def grade_one(path: Path, timeout: float = TIMEOUT) -> Row:
         return _unread(path, str(exc))
     if the_plan.chapter is None:
         return _unread(path, the_plan.error or "")
-    outcome = sandbox.run(the_plan, timeout) if the_plan.to_run else sandbox.Outcome()
+    try:
+        outcome = sandbox.run(the_plan, timeout) if the_plan.to_run else sandbox.Outcome()
+    except LabError:
+        raise  # the grader's own setup (grading as root without a sandbox): the whole run
+    except Exception as exc:  # whatever a submission made of the grader: its row, not the run
+        outcome = sandbox.Outcome(stopped=f"grading failed: {type(exc).__name__}: {exc}"[:300])
     return _row(path, the_plan, outcome)
 
 

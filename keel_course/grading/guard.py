@@ -49,13 +49,18 @@ def _nested(code: CodeType) -> Iterator[CodeType]:
             yield from _nested(const)
 
 
+# The hooks' own doors, kept at import (before any learner code runs): the delegation watch
+# makes `sys.setprofile` a no-op while the learner's function runs.
+_SET_PROFILE, _SET_TRACE = sys.setprofile, sys.settrace
+
+
 def _hooks() -> Hooks:
     return sys.getprofile(), sys.gettrace(), threading.getprofile(), threading.gettrace()
 
 
 def _set_hooks(hooks: Hooks) -> None:
-    sys.setprofile(hooks[0])
-    sys.settrace(hooks[1])
+    _SET_PROFILE(hooks[0])
+    _SET_TRACE(hooks[1])
     threading.setprofile(hooks[2])
     threading.settrace(hooks[3])
 
@@ -103,7 +108,7 @@ class Guard:
         self._compare("before")
         before = _hooks()
         mine = self._profile(before[0])
-        sys.setprofile(mine)
+        _SET_PROFILE(mine)
         threading.setprofile(mine)
         return before, (mine, before[1], mine, before[3])
 

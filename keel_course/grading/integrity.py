@@ -3,8 +3,9 @@ after each piece of the learner's code has run, and put back when it changed.
 
 The grader calls the checks itself (never the notebook's `check`), so rebinding names in the
 notebook's namespace changes nothing; what could change a verdict is code that reaches into
-the lab. Watched, by identity: every attribute of every `keel_lab` module and the module object
-`sys.modules` holds under its name; the attributes of every class the lab defines; the code,
+the lab. Watched, by identity: every attribute of every `keel_lab` module (and of
+`keel_course.grading`'s, the grading process's own) and the module object `sys.modules` holds
+under its name; the attributes of every class the lab defines; the code,
 defaults and keyword defaults of every function and method the lab defines; the items of the
 lab's module-level dicts, lists and sets; the builtins; and the hooks through which code runs
 unseen inside the checks - the profile and trace functions of this thread and of new threads,
@@ -88,7 +89,8 @@ def _contents(container: dict[Any, Any] | list[Any] | set[Any], where: str) -> _
 
 
 def _is_lab(name: str) -> bool:
-    return name == "keel_lab" or name.startswith("keel_lab.")
+    """The lab's modules, and the grading process's own (it looks up the checks' drivers)."""
+    return name.split(".")[0] == "keel_lab" or name.startswith("keel_course.grading")
 
 
 def _functions(value: Any) -> Iterator[FunctionType]:

@@ -18,6 +18,9 @@ import sys
 from typing import Any
 
 MAX_ITEMS = 100_000  # values a result may hold in all; more crosses as a foreign object
+# Members of one set or keys of one dict the grader builds: hashing is quadratic when a
+# submission sends colliding keys (ints equal modulo 2**61 - 1), so more are refused.
+MAX_HASHED = 2_000
 MAX_DEPTH = 60
 _ATOMS = (type(None), bool, int, str)
 
@@ -191,6 +194,8 @@ def from_plain(tree: Any, known: list[Any] | None = None) -> Any:
 
 
 def _built(kind: type, items: list[Any]) -> Any:
+    if kind is not tuple and len(items) > MAX_HASHED:
+        return foreign(kind.__name__, f"<a {kind.__name__} of {len(items)} items>", None)
     try:
         return kind(items)
     except TypeError:  # an unhashable key or member: the submission's value cannot be one

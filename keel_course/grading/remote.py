@@ -242,10 +242,12 @@ def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: An
     """The verdict on one exercise function: (passed, the first hint). `given` goes to the
     verifiers that take it (the inputs drawn for this run)."""
     from keel_course.grading.child import described, short
+    from keel_lab.course.checks.verdict import drawn
 
     accepted = inspect.signature(verifier).parameters
     try:
-        verdict = verifier(fn, **{k: v for k, v in given.items() if k in accepted})
+        with drawn(given.get("drawn_from")):  # every check's random inputs, drawn for this run
+            verdict = verifier(fn, **{k: v for k, v in given.items() if k in accepted})
     except Stopped:
         raise
     except BaseException as exc:

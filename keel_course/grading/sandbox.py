@@ -200,7 +200,7 @@ def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
             why = None
             try:
                 _converse(_Link(proc, time.monotonic() + timeout, timeout), outcome, seed,
-                          plan.elsewhere)
+                          plan.elsewhere, plan.to_run)
             except Stopped as exc:
                 why = exc.reason or None
             finally:
@@ -214,13 +214,14 @@ def run(plan: Plan, timeout: float, memory: int = MEMORY) -> Outcome:
     return outcome
 
 
-def _converse(link: _Link, outcome: Outcome, seed: int, elsewhere: dict[str, int]) -> None:
+def _converse(link: _Link, outcome: Outcome, seed: int, elsewhere: dict[str, int],
+              exercises: list[str]) -> None:
     """Read the child until it is done; judge each exercise it offers to serve, here."""
     while outcome.stopped == "":
         message = link.message()
         if isinstance(message.get("serve"), str):
             name = message["serve"]
-            if name not in outcome.verdicts:
+            if name in exercises and name not in outcome.verdicts:
                 outcome.verdicts[name] = judged(name, message, link, seed, elsewhere)
                 hint = outcome.verdicts[name][1]
                 if hint and hint.startswith("refused: "):

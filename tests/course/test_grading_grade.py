@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 
 from keel_course.editions import fill_solutions
-from keel_course.grading import find_submissions, grade, grade_one
+from keel_course.grading import find_submissions, grade, grade_one, sandbox
+from keel_course.grading.child import short
 from keel_course.grading.gradebook import Row
 from keel_lab import LabError
 from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import VERIFIERS
+from keel_lab.course.checks.verdict import drawn
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 Notebook = dict[str, Any]
@@ -287,8 +289,8 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                                     {"status_history": "refused"}, ["sys.getprofile()"]),
     "t2_frame_walk_swaps_results": (_status(FRAME_WALK), 0, 3,
                                     {"status_history": "a lookup of a missing incident"}, []),
-    "t2_swap_during_verify": (_status(SWAP_IN_CALL), 0, 3, {"status_history": "refused"},
-                              ["checking status_history changed a profile or trace hook"]),
+    "t2_swap_during_verify": (_status(SWAP_IN_CALL), 0, 3,
+                              {"status_history": "a lookup of a missing incident"}, []),
     "t2_code_copy": (_status(CODE_COPY), 0, 3, {"status_history": "refused"},
                      ["ran a copy of the lab's own run_status"]),
     "t2_reads_solutions": (_status(READS_SOLUTIONS), 0, 3,
@@ -316,9 +318,11 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
 
 
 def _expected_hint(exercise: str, text: str) -> str:
+    """The hint the grader gives: the check's, on the inputs it drew for this run."""
     namespace: dict[str, Any] = {}
     exec(text, namespace)
-    return VERIFIERS[exercise](namespace[exercise]).hints[0]
+    with drawn(sandbox._SEED):
+        return short(VERIFIERS[exercise](namespace[exercise]).hints[0])  # as a row holds it
 
 
 @pytest.fixture(scope="module")

@@ -28,7 +28,7 @@ from keel_lab.core.streaming import (
     snapshots,
 )
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
+from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab.course.experiments.providers import STREAMS, stream_names
 from keel_lab.course.experiments.streaming import chunk_rows
 from keel_lab.course.i18n import N_, _
@@ -91,7 +91,7 @@ def built(rng: random.Random, calls: Mapping[int, str], opened: Sequence[int],
 
 
 def cases() -> list[tuple[str, list[StreamEvent]]]:
-    rng = random.Random(1)
+    rng = random.Random(seeded(1))
     args = {i: f'{{"incident_id": "INC-{i + 1:03}"}}' for i in range(12)}
     two = {0: args[0], 1: args[1]}
     return [

@@ -15,7 +15,7 @@ from keel_lab.core.executor import Executor, seeded_latency
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
+from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab.course.i18n import N_, _
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
@@ -37,7 +37,7 @@ def _cases() -> list[list[ToolRequest]]:
     """The chapter's turn, 30 random request lists, two writes, and approval-gated reads."""
     names = ["lookup_incident", "get_service_status", "search_logs", "add_incident_note",
              "restart_service", "read_audit_log", "no_such_tool"]
-    rng = random.Random(3)
+    rng = random.Random(seeded(3))
     cases = [turn_requests(0)] + [
         [_request(i, rng.choice(names)) for i in range(rng.randint(1, 8))] for _ in range(30)]
     cases.append([_request(0, "add_incident_note"), _request(1, "add_incident_note")])

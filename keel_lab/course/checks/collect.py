@@ -34,6 +34,7 @@ from keel_lab.course.checks.verdict import (
     guard,
     labelled,
     returned_none,
+    seeded,
     strict,
 )
 from keel_lab.course.i18n import N_, _
@@ -294,7 +295,7 @@ def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
     once = _(ONCE).format(n=len(BATCHES))
     v = Verdict("collect_batch", [once, OWN, CONCURRENT, REAL_RUN])
     fn = watched(collect_batch, (gather_by_call_id,))
-    rng = random.Random(6)
+    rng = random.Random(seeded(6))
     done: list[tuple[str, Collected, list[tuple[str, ToolOutcome]]]] = []
     for n, (first, incidents) in enumerate(BATCHES):
         label = _shown(n, c := _batch(rng, first, incidents))

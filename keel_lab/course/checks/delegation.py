@@ -24,6 +24,7 @@ import dis
 import functools
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
@@ -158,6 +159,17 @@ def _hint(obj: Any) -> str:
                  name=f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', obj)}")
 
 
+_SET_PROFILE = sys.setprofile
+
+
+def _kept(function: Any) -> None:
+    """`sys.setprofile` while the learner's function runs: the watch stays on (an answer that
+    turned it off to call the lab unseen would pass); a thread it starts still takes the hook
+    `threading.setprofile` gave it."""
+    if function is not None and function is threading.getprofile():
+        _SET_PROFILE(function)
+
+
 def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:
     """The learner's function, raising `Delegated` when it is, or calls, one of `lab`. A function
     that runs in another process (the grader's `Remote`) is watched there: it says `watching`."""
@@ -177,11 +189,13 @@ def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:
                 seen.append(codes[frame.f_code])
 
         previous = sys.getprofile()
-        sys.setprofile(profile)
+        _SET_PROFILE(profile)
+        sys.setprofile = _kept
         try:
             result = fn(*args)
         finally:
-            sys.setprofile(previous)
+            sys.setprofile = _SET_PROFILE
+            _SET_PROFILE(previous)
         if seen:
             raise Delegated(_hint(seen[0]))
         return result

@@ -27,7 +27,7 @@ from keel_lab.core.clock import run_coroutine
 from keel_lab.core.pairing import STRATEGIES, Result, by_call_id
 from keel_lab.core.protocol import ToolCall
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, describe, guard, listed
+from keel_lab.course.checks.verdict import Verdict, describe, guard, listed, seeded
 from keel_lab.course.i18n import N_, _
 
 PairResults = Callable[[Sequence[ToolCall], Sequence[Result]], Sequence[Sequence[Any]]]
@@ -287,7 +287,7 @@ def verify_pair_results(pair_results: PairResults, runs: int = 10, seed: int = 8
     that failed, ids alike) and the two kinds of bad input the policy refuses."""
     v = Verdict("pair_results", CHECKS)
     pair_results = watched(pair_results, (by_call_id, STRATEGIES))
-    rng = random.Random(seed)
+    rng = random.Random(seeded(seed))
     turns = []
     for run in range(runs):
         calls = _turn(rng, 2 + run % 4)

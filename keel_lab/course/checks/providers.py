@@ -9,7 +9,7 @@ import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled
+from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled, seeded
 from keel_lab.course.i18n import N_, _
 
 Run = Callable[[str, Any], str]
@@ -77,7 +77,7 @@ OWN = N_("each output holds its own call's result; each call ran exactly once")
 
 
 def _cases() -> list[list[dict[str, Any]]]:
-    rng = random.Random(7)
+    rng = random.Random(seeded(7))
     return [response_output(rng, 3)] + [
         response_output(rng, rng.randint(1, 5), extras=rng.random() < 0.8)
         for _ in range(12)] + [response_output(rng, 3, twins=True)]

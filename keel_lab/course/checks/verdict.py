@@ -14,7 +14,9 @@ import functools
 import inspect
 import linecache
 import traceback
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,6 +82,27 @@ class Verdict:
 
     def __str__(self) -> str:
         return "\n".join(self.lines())
+
+
+_DRAWN: ContextVar[int | None] = ContextVar("keel_lab_drawn", default=None)
+
+
+def seeded(seed: int) -> int:
+    """The seed of a check's random inputs: `seed`, the notebook's fixed inputs; or, while a
+    grader judges (`drawn`), one mixed with the seed it drew for this run, so that a table of
+    the answers to the fixed inputs is worth nothing."""
+    run = _DRAWN.get()
+    return seed if run is None else (run * 1_000_003 + seed) % 2**32
+
+
+@contextmanager
+def drawn(run: int | None) -> Iterator[None]:
+    """Every check in this block draws its inputs from `run` (None: the fixed inputs)."""
+    token = _DRAWN.set(run)
+    try:
+        yield
+    finally:
+        _DRAWN.reset(token)
 
 
 def labelled(label: str, problem: str) -> str:
