@@ -65,17 +65,18 @@ def _repeat(text: str, error: str) -> Shape | None:
     whole object."""
     tried, at = 0, text.find(text[0], 1)
     while 0 < at < len(text) and tried < REPEAT_CANDIDATES:
-        sent = text[:at].rstrip()  # D
-        if len(sent) > len(text) - at:
+        size = at  # D is text[:size]: the text before `at`, without trailing whitespace
+        while size and text[size - 1].isspace():
+            size -= 1
+        if size > len(text) - at:
             return None
-        if text.startswith(sent[:32], at):  # a cheap look before the whole prefix
+        if text.startswith(text[:min(size, 32)], at):  # a cheap look, never a long copy
             tried += 1
-            if text.startswith(sent, at) and parse_arguments(text[at:])[1] is None:
+            if text.startswith(text[:size], at) and parse_arguments(text[at:])[1] is None:
                 break
         at = text.find(text[0], at + 1)
     else:
         return None
-    size = len(sent)
     sent = "the whole arguments arrived twice" if size == len(text) - at else \
         f"the first {f'{size} characters' if size > 1 else 'character'} of the arguments, " \
         "then all of them arrived"
