@@ -32,7 +32,7 @@ from typing import Any
 
 from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
-from keel_course.grading.plain import given, to_plain
+from keel_course.grading.plain import given, lab_object, to_plain
 from keel_course.grading.remote import Requests, serve
 
 MAX_TEXT = 500  # a hint or an error line crossing to the grader
@@ -182,17 +182,17 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
     refused = refusal(f"the notebook changed the lab's code ({changed[0]})") if changed else None
     channel.send(serve=name, defined=name in namespace, refused=refused,
                  name=getattr(fn, "__name__", None) if fn is not None else None)
+    from keel_lab.core.clock import clock_moves
+    from keel_lab.course.checks.delegation import watched
+    from keel_lab.course.checks.verdict import where
+
     guard = Guard(snapshot)
 
     def call(fn: Callable[..., Any], args: tuple[Any, ...], lab: list[str],
              driver: str | None) -> dict[str, Any]:
-        from keel_lab.core.clock import clock_moves
-        from keel_lab.course.checks.delegation import watched
-        from keel_lab.course.checks.verdict import where
-
         target = guard.wrap(fn)
         if lab:
-            target = watched(target, tuple(_lab_object(n) for n in lab))
+            target = watched(target, tuple(map(_lab_object, lab)))
         if driver is not None:  # the check's own driving of the learner's coroutine
             target = functools.partial(_lab_object(driver), target)
         reply: dict[str, Any]
@@ -202,7 +202,7 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
             try:
                 reply = {"return": to_plain(target(*args), known)}
             except BaseException as exc:  # SystemExit too: the grader judges it as raised
-                reply = {"raise": _raised(exc, "" if driver else where(exc, fn))}
+                reply = {"raise": _error(exc, "" if driver else where(exc, fn))}
         after = [to_plain(a, known) if type(a) in (list, dict) else None for a in args]
         if after != before:  # the learner's code changed its input: the grader's changes too
             reply["after"] = after
@@ -215,26 +215,23 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
         return reply | {"moved": sum(moved), **({"found": found[0]} if found else {})}
 
     if fn is not None:
-        serve(iter(requests.next, None), fn, call, channel.send)
+        serve(requests, fn, call)
     else:
         requests.next()  # the grader's ("done",): it judged a missing function
 
 
 def _lab_object(name: str) -> Any:
-    """A lab object by `module:qualname`, as the grader named it."""
-    import importlib
-
-    module, _, qualname = name.partition(":")
-    found: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        found = getattr(found, part)
+    """The lab object the grader named (the checks imported its module before any learner
+    code ran)."""
+    found = lab_object(name)
+    if found is None:
+        raise LookupError(f"the grader named {name!r}, which is no lab object here")
     return found
 
 
-def _raised(exc: BaseException, where: str) -> dict[str, Any]:
+def _error(exc: BaseException, where: str) -> dict[str, Any]:
     """An exception of the learner's code as plain data: its type, module, arguments and place."""
     kind = type(exc)
-    module = "builtins" if kind.__module__ == "builtins" else kind.__module__
     base = next(c.__name__ for c in kind.__mro__ if c.__module__ == "builtins")
     attrs = {k: to_plain(v) for k, v in getattr(exc, "__dict__", {}).items()
              if isinstance(k, str) and not k.startswith("_") and k != "keel_sent"}
@@ -243,7 +240,7 @@ def _raised(exc: BaseException, where: str) -> dict[str, Any]:
     last = f"{frames[-1][0].f_globals.get('__name__')}:{frames[-1][0].f_code.co_qualname}" \
         if frames else ""
     return {"sent": sent if type(sent) is int else None, "raised_in": last,
-            "type": kind.__name__, "qualname": kind.__qualname__, "module": module,
+            "type": kind.__name__, "qualname": kind.__qualname__, "module": kind.__module__,
             "base": base, "args": to_plain(list(exc.args)), "attrs": attrs,
             "message": short(described(exc)), "where": where}
 

@@ -68,8 +68,18 @@ def _lab(cls: type) -> bool:
     return isinstance(module, str) and module.split(".")[0] == "keel_lab"
 
 
-def _named(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
+def lab_name(obj: Any) -> str:
+    """`module:qualname` of a lab object, or `module:attribute` of a lab module holding it (a
+    table such as `STRATEGIES`): how one process names it for the other (`lab_object`)."""
+    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
+    if isinstance(module, str) and isinstance(qualname, str):
+        return f"{module}:{qualname}"
+    for name, held in list(sys.modules.items()):
+        if name.split(".")[0] == "keel_lab":
+            found = next((a for a, v in vars(held).items() if v is obj), None)
+            if found is not None:
+                return f"{name}:{found}"
+    raise LookupError(f"{obj!r:.60} is not held by a lab module")
 
 
 def _repr(value: Any) -> str:
@@ -133,11 +143,11 @@ def _plain(value: Any, depth: int, budget: Any, refs: dict[int, int]) -> Any:
         return {"$dict": [[_plain(k, depth + 1, budget, refs), _plain(v, depth + 1, budget, refs)]
                           for k, v in value.items()]}
     if _lab(kind) and dataclasses.is_dataclass(value):
-        return {"$data": _named(kind), "fields": {
+        return {"$data": lab_name(kind), "fields": {
             f.name: _plain(getattr(value, f.name), depth + 1, budget, refs)
             for f in dataclasses.fields(value)}}
     if _lab(kind) and isinstance(value, enum.Enum):
-        return {"$enum": _named(kind), "name": value.name}
+        return {"$enum": lab_name(kind), "name": value.name}
     return _other(value, depth, budget, refs)
 
 
@@ -202,14 +212,21 @@ def _built(kind: type, items: list[Any]) -> Any:
         return foreign(kind.__name__, f"<a {kind.__name__} with unhashable items>", None)
 
 
-def lab_class(name: Any) -> Any:
-    """A lab class by `module:qualname`, only from modules the grader has imported."""
+def lab_object(name: Any) -> Any:
+    """The lab object `lab_name` named, only from modules already imported (never one imported
+    on the other process's word); None when there is none."""
     if not isinstance(name, str) or ":" not in name:
         return None
     module, _, qualname = name.partition(":")
     found: Any = sys.modules.get(module) if module.split(".")[0] == "keel_lab" else None
     for part in qualname.split("."):
         found = getattr(found, part, None)
+    return found
+
+
+def lab_class(name: Any) -> Any:
+    """A lab class by `lab_name`, or None."""
+    found = lab_object(name)
     return found if isinstance(found, type) and _lab(found) else None
 
 

@@ -22,13 +22,11 @@ import io
 import os
 import pickle
 import struct
-import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
-from keel_course.grading.plain import from_plain, given, lab_class, to_plain
+from keel_course.grading.plain import from_plain, given, lab_class, lab_name, to_plain
 
 if TYPE_CHECKING:
     from keel_lab.course.checks.verdict import Verdict
@@ -95,20 +93,6 @@ def _raised(error: dict[str, Any]) -> BaseException:
     return exc
 
 
-def _named(obj: Any) -> str:
-    """`module:qualname` of a lab object, or `module:attribute` of a lab module holding it (a
-    table such as `STRATEGIES`), for the submission's process to find the same object."""
-    module, qualname = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
-    if isinstance(module, str) and isinstance(qualname, str):
-        return f"{module}:{qualname}"
-    for name, held in list(sys.modules.items()):
-        if name.split(".")[0] == "keel_lab":
-            found = next((a for a, v in vars(held).items() if v is obj), None)
-            if found is not None:
-                return f"{name}:{found}"
-    raise LookupError(f"{obj!r:.60} is not held by a lab module")
-
-
 def _mutated(args: tuple[Any, ...], after: Any, known: list[Any]) -> None:
     """What the learner's code did to the list and dict arguments it was given, done to the
     grader's own (a check asks whether the input is as it was)."""
@@ -133,16 +117,19 @@ class Remote:
         self.__module__ = "__main__"
         self._link, self._lab = link, lab
         self.clock_moved: float | None = None  # virtual seconds its last call moved the clock
-        self.found: list[str] = []  # what the submission's process saw its calls do
-        self.stopped: Stopped | None = None  # the process failed the grader while asked
-        self.sent: dict[int, BaseException] = {}  # exceptions its callbacks raised, by id
+        # What a check's calls learnt, kept by the function the grader made (`_root`) for
+        # every watched copy of it: what the submission's process saw its calls do, whether it
+        # failed the grader while asked, and the exceptions callbacks raised, by id.
+        self._root = self
+        self.found: list[str] = []
+        self.stopped: Stopped | None = None
+        self.sent: dict[int, BaseException] = {}
 
     def watching(self, lab: tuple[Any, ...]) -> Remote:
         """This function, its calls watched for the lab's own `lab` objects where it runs
         (what `delegation.watched` does in one process)."""
         other = Remote(self._link, self.__name__, lab)
-        other.found = self.found
-        other._parent = self  # type: ignore[attr-defined]
+        other._root = self._root
         return other
 
     def __call__(self, *args: Any) -> Any:
@@ -151,21 +138,17 @@ class Remote:
     def driving(self, driver: Callable[..., Any]) -> Callable[..., Any]:
         """`driver(fn, *args)` run in the submission's process with the learner's function
         there (`verdict.driven`): the record it returns comes back as plain data."""
-        return lambda *args: self._ask(_named(driver), args)
+        return lambda *args: self._ask(lab_name(driver), args)
 
     def _ask(self, driver: str | None, args: tuple[Any, ...]) -> Any:
         try:
             return self._call(driver, args)
         except Stopped as exc:  # a verifier may catch everything: the grader must still know
-            self._root().stopped = exc
+            self._root.stopped = exc
             raise
 
-    def _root(self) -> Remote:
-        parent: Remote | None = getattr(self, "_parent", None)
-        return self if parent is None else parent._root()
-
     def _call(self, driver: str | None, args: tuple[Any, ...]) -> Any:
-        names = [_named(o) for o in self._lab]
+        names = [lab_name(o) for o in self._lab]
         handles: dict[int, Any] = {}
         self._link.send(("call", args, names, driver), handles)
         while True:
@@ -178,13 +161,13 @@ class Remote:
             moved = message.get("moved")
             self.clock_moved = float(moved) if isinstance(moved, int | float) else 0.0
             found = message.get("found")
-            if isinstance(found, str) and found not in self.found:
-                self.found.append(found[:500])
+            if isinstance(found, str) and found not in self._root.found:
+                self._root.found.append(found[:500])
             known = given(args)
             _mutated(args, message.get("after"), known)
             if "raise" in message:
                 error = message["raise"] if isinstance(message["raise"], dict) else {}
-                sent = self._root().sent.get(error.get("sent"))  # type: ignore[arg-type]
+                sent = self._root.sent.get(error.get("sent"))  # type: ignore[arg-type]
                 if sent is not None:  # the very exception a callback raised, passed through
                     sent.where_in_cell = str(error.get("where", ""))  # type: ignore[attr-defined]
                     raise sent
@@ -200,7 +183,7 @@ class Remote:
         try:
             reply: tuple[Any, ...] = ("returned", callback(*args))
         except Exception as exc:  # the tool's own failure: raised again in the learner's code
-            self._root().sent[id(exc)] = exc
+            self._root.sent[id(exc)] = exc
             reply = ("raised", exc, id(exc))
         try:
             self._link.send(reply, handles)
@@ -213,7 +196,7 @@ def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
     """The grader's own verdict on the learner's function `name`, served by the child: the
     lab's verifier runs here on inputs drawn from `seed` (`elsewhere`: names other cells set
     with code the grader does not run, for a NameError's hint)."""
-    from keel_course.grading.child import moved, short
+    from keel_course.grading.child import moved, refusal, short
     from keel_lab.course.checks.check import VERIFIERS, misnamed
     from keel_lab.course.checks.verdict import Verdict
 
@@ -232,8 +215,7 @@ def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
     if fn.stopped is not None:
         raise fn.stopped
     if fn.found:
-        return False, short(f"refused: checking {name} {fn.found[0]}; grading uses the lab's "
-                            "own checks, so this exercise gets no points")
+        return False, short(refusal(f"checking {name} {fn.found[0]}"))
     return passed, short(hint + moved(hint, elsewhere)) if hint else None
 
 
@@ -280,14 +262,19 @@ class Requests:
         (size,) = _HEADER.unpack(self._read(_HEADER.size))
         if size > MAX_REQUEST:
             raise EOFError("a request larger than the grader sends")
-        requests = self
-
-        class Unpickler(pickle.Unpickler):
-            def persistent_load(self, pid: Any) -> Any:
-                return functools.partial(_call_grader, requests, pid[1])
-
-        message: tuple[Any, ...] = Unpickler(io.BytesIO(self._read(size))).load()
+        message: tuple[Any, ...] = _Unpickler(io.BytesIO(self._read(size)), self).load()
         return message
+
+
+class _Unpickler(pickle.Unpickler):
+    """A request as the grader pickled it, each of its handles a stand-in calling back."""
+
+    def __init__(self, data: io.BytesIO, requests: Requests) -> None:
+        super().__init__(data)
+        self.requests = requests
+
+    def persistent_load(self, pid: Any) -> Any:
+        return functools.partial(_call_grader, self.requests, pid[1])
 
 
 def _call_grader(requests: Requests, handle: int, *args: Any) -> Any:
@@ -304,16 +291,10 @@ def _call_grader(requests: Requests, handle: int, *args: Any) -> Any:
 Run = Callable[[Callable[..., Any], tuple[Any, ...], list[str], "str | None"], dict[str, Any]]
 
 
-def serve(calls: Iterator[tuple[Any, ...]], fn: Callable[..., Any], run: Run,
-          send: Callable[..., None]) -> None:
+def serve(requests: Requests, fn: Callable[..., Any], run: Run) -> None:
     """Answer each ("call", args, lab names, driver) until ("done",): `run` calls the learner's
     function (or the named driver with it) as watched and returns the reply (result or
     exception, what was seen)."""
-    for request in calls:
-        if request[0] == "done":
-            return
+    while (request := requests.next())[0] != "done":
         _, args, lab, driver = request
-        started = time.perf_counter()
-        reply = run(fn, args, lab, driver)
-        reply["took"] = time.perf_counter() - started
-        send(**reply)
+        requests.send(**run(fn, args, lab, driver))
