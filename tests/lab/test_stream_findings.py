@@ -1,6 +1,7 @@
 """A hostile tester's findings about reading streams (duplicate keys, finish reasons, events
 that disagree, FIFOs, BOMs, leaks past the first lines, time on large files), each pinned."""
 
+import gc
 import json
 import os
 import time
@@ -247,18 +248,25 @@ def _many_calls(n: int, fmt: str) -> list[dict]:
 @pytest.mark.parametrize("fmt", ["openai-chat", "unindexed", "gemini", "ollama"])
 def test_many_calls_are_read_in_linear_time(fmt):
     def seconds(n: int) -> float:
-        """CPU time, best of three: other processes on a busy machine do not count."""
+        """CPU time, best of three, the garbage collector paused: other processes on a busy
+        machine and a collection that happens to fall in one run do not count."""
         records = _many_calls(n, fmt)
         best = float("inf")
-        for _ in range(3):
-            start = time.process_time()
-            d = diagnose(records, "openai-chat" if fmt == "unindexed" else fmt)
-            best = min(best, time.process_time() - start)
-            assert len(d.calls) == n and d.ok
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(3):
+                start = time.process_time()
+                d = diagnose(records, "openai-chat" if fmt == "unindexed" else fmt)
+                best = min(best, time.process_time() - start)
+                assert len(d.calls) == n and d.ok
+        finally:
+            gc.enable()
         return best
 
+    # Four times the calls: linear is about 4x, quadratic 16x; 10x leaves room for noise.
     small, large = seconds(2000), seconds(8000)
-    assert large < 2 and large < 8 * max(small, 0.02)
+    assert large < 2 and large < 10 * max(small, 0.02)
 
 
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
