@@ -9,6 +9,9 @@ transport, the converter's reading is the call's text. What it noticed is said i
 too, once (`Notice`, or the `Refuse` of a call), and explains the verdicts of the assembly.
 Waiting for the end of the turn is the lab's policy: until then the turn may still be
 cancelled, cut off, or made invalid by a later chunk (a duplicate or changed id).
+A call the provider runs itself (`ProviderCall`: a web search, code execution, an MCP tool) is
+collected apart: the user should see what the model asked for, but the client neither runs nor
+answers it, so it is never among the calls and never decides whether the turn may run.
 """
 
 from __future__ import annotations
@@ -84,7 +87,19 @@ class Refuse:
     id: str | None = None  # the call's id, as that notice names it
 
 
-StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments | Notice
+@dataclass(frozen=True, slots=True)
+class ProviderCall:
+    """A call the provider ran (or runs) itself, read whole by the converter: shown, never run."""
+
+    index: int  # its place in the turn (the block's or the item's index)
+    id: str | None
+    name: str
+    input: str  # what it was asked, as the stream gave it ("" when nothing)
+    kind: str  # the wire's word for it: "server_tool_use", "web_search_call", ...
+    result: str | None = None  # what came of it in this turn (a result block's type, a status)
+
+
+StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments | Notice | ProviderCall
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +172,7 @@ class Assembly:
     refused: str | None = None  # cut off, cancelled, or a turn problem: no call may run
     cancelled: bool = False  # stopped on purpose (StreamCancelled), not by a fault
     notices: tuple[Notice, ...] = ()  # the converter's, then the turn's problems
+    provider_calls: tuple[ProviderCall, ...] = ()  # run by the provider: shown, never run here
 
     @property
     def message(self) -> AssistantMessage | None:
@@ -207,6 +223,7 @@ class StreamAssembler:
         self._calls: dict[int, CallState] = {}
         self._text: list[str] = []
         self.notices: list[Notice] = []  # what the converter said, in the order it said it
+        self.provider_calls: list[ProviderCall] = []
         self.finish_reason: str | None = None
         self.events = 0
 
@@ -219,6 +236,8 @@ class StreamAssembler:
             self._text.append(event.text)
         elif isinstance(event, Notice):
             self.notices.append(event)
+        elif isinstance(event, ProviderCall):
+            self.provider_calls.append(event)
         elif isinstance(event, Refuse):
             self._state(event.index).refused = event.reason
             if event.quirk:
@@ -277,12 +296,12 @@ class StreamAssembler:
                                    for p in problems)]:
             said.setdefault((n.quirk, n.index), n)  # the converter's words come first
         return Assembly(states, self.text, self.finish_reason, tuple(problems), refused,
-                        notices=tuple(said.values()))
+                        notices=tuple(said.values()), provider_calls=tuple(self.provider_calls))
 
     def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
         """What arrived before the stream stopped early: kept for inspection, nothing to run."""
         return Assembly(tuple(self.calls()), self.text, None, (), why, cancelled,
-                        tuple(self.notices))
+                        tuple(self.notices), tuple(self.provider_calls))
 
 
 def assemble(events: Iterable[StreamEvent]) -> Assembly:

@@ -4,7 +4,9 @@ The converter of the stream's format turns payloads into the lab's deltas and sa
 it meets in the same stream (`Notice`, `Refuse`); the core assembler decides, as it does for the
 runner, which calls may run, each verdict in the words of the notice behind it. The diagnosis
 reads that assembly: there is no second set of rules here. It also reads the turn's text for
-calls written into it (`leaks.py`): reported, never run.
+calls written into it (`leaks.py`): reported, never run. The calls the provider ran itself (a
+server tool's) are listed apart, `provider_calls`: never executable, never what makes a turn
+not ok, since nothing of them is the client's to run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.protocol import parse_arguments
-from keel_lab.core.streaming import Notice, StreamEvent, assemble
+from keel_lab.core.streaming import Notice, ProviderCall, StreamEvent, assemble
 from keel_lab.core.tables import format_table, printable
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
 from keel_lab.providers.leaks import describe, leaked_calls
@@ -55,6 +57,7 @@ class Diagnosis:
     diagnostics: list[Notice] = field(default_factory=list)
     interrupted: str | None = None
     text: str = ""  # the turn's text content, assembled alongside the calls
+    provider_calls: list[ProviderCall] = field(default_factory=list)  # run by the provider
 
     @property
     def ok(self) -> bool:
@@ -68,6 +71,7 @@ class Diagnosis:
     def to_dict(self) -> dict[str, Any]:
         return {"finish_reason": self.finish_reason,
                 "calls": [vars(c) for c in self.calls],
+                "provider_calls": [asdict(p) for p in self.provider_calls],
                 "diagnostics": [asdict(d) for d in self.diagnostics]}
 
     def table(self) -> str:
@@ -75,11 +79,21 @@ class Diagnosis:
                  "executable": c.executable, "error": c.error} for c in self.calls]
         lines = [f"format: {self.format}, finish reason: {printable(self.finish_reason)}",
                  format_table(rows) if rows else "(no tool calls)"]
+        lines += [printable(" ".join(x for x in ("run by the provider:", p.name, p.id or "(no id)",
+                                                 _short(p.input)) if x)
+                            + (f" ({p.result})" if p.result else ""))
+                  for p in self.provider_calls]
         lines += [printable(f"- {d.action} {d.quirk}"
                             + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
                                if d.index is not None else "") + f": {d.message}")
                   for d in self.diagnostics]
         return "\n".join(lines)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """A provider call's input on one line of the table (the whole of it is in --json)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit] + "..."
 
 
 def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEvent]:
@@ -146,7 +160,8 @@ def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
                               v.executable, None if v.executable else v.reason)
                for s, v in ((s, assembly.readiness(s)) for s in assembly.calls)]
     return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
-                     assembly.refused if assembly.finish_reason is None else None, assembly.text)
+                     assembly.refused if assembly.finish_reason is None else None, assembly.text,
+                     list(assembly.provider_calls))
 
 
 def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import reprlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from keel_lab.core.errors import LabError
@@ -51,17 +50,31 @@ def json_type(value: Any) -> str:
     return _JSON_TYPE.get(type(value), type(value).__name__)
 
 
-@dataclass(frozen=True)
 class Fields:
     """One JSON object of a payload, read field by field: absent or null reads as None (servers
-    send `"id": null` on continuation chunks), another type than the one expected raises."""
+    send `"id": null` on continuation chunks), another type than the one expected raises.
 
-    value: Mapping[str, Any]
-    where: str  # the event: "stream.sse, line 7"
-    path: str = ""  # this object's place in the payload: "choices[0].delta"
+    A stream is read one payload of a few bytes at a time, so a `Fields` is cheap: its place in
+    the payload (`path`, for error lines) is kept as its parent, key and list position, and
+    spelled out only when a message needs it."""
+
+    __slots__ = ("_item", "_key", "_parent", "value", "where")
+
+    def __init__(self, value: Mapping[str, Any], where: str, parent: Fields | None = None,
+                 key: str = "", item: int | None = None) -> None:
+        self.value = value
+        self.where = where  # the event: "stream.sse, line 7"
+        self._parent, self._key, self._item = parent, key, item
+
+    @property
+    def path(self) -> str:
+        """This object's place in the payload: "choices[0].delta" ("" for the payload)."""
+        path = self._parent._at(self._key) if self._parent is not None else self._key
+        return path if self._item is None else f"{path}[{self._item}]"
 
     def _at(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
+        path = self.path
+        return f"{path}.{key}" if path else key
 
     def _wrong(self, key: str, expected: str) -> LabError:
         got = json_type(self.value[key])
@@ -102,7 +115,7 @@ class Fields:
             value = {}
         elif not isinstance(value, dict):
             raise self._wrong(key, "an object")
-        return Fields(value, self.where, self._at(key))
+        return Fields(value, self.where, self, key)
 
     def objs(self, key: str) -> list[Fields]:
         """A list of objects (absent or null: none)."""
@@ -115,7 +128,7 @@ class Fields:
             if not isinstance(item, dict):
                 raise LabError(f"{self.where}: field {self._at(key)}[{i}] must be an object, "
                                f"got {json_type(item)}")
-        return [Fields(item, self.where, f"{self._at(key)}[{i}]") for i, item in enumerate(value)]
+        return [Fields(item, self.where, self, key, i) for i, item in enumerate(value)]
 
     def arguments(self, key: str) -> str | None:
         """Argument text: a string, or a JSON object serialised once (None when absent)."""

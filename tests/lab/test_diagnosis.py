@@ -242,7 +242,8 @@ CALL_B = {"index": 1, "id": "call_b", "function": {"name": "f", "arguments": "{}
 @pytest.mark.parametrize(("end", "quirk"), [
     ([chat(finish="tool_calls")], "after_finish"),
     ([chat(finish="tool_calls"), DONE], "after_finish"),
-    ([DONE, chat(finish="tool_calls")], "truncated"),  # a finish after [DONE] finishes nothing
+    # [DONE] ends the turn (done_without_finish): a finish after it finishes nothing
+    ([DONE, chat(finish="tool_calls")], "after_finish"),
 ])
 def test_a_call_after_the_finish_or_done_never_runs(end, quirk):
     first = chat({"index": 0, "id": "call_a", "function": {"name": "f", "arguments": "{}"}})

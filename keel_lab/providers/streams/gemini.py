@@ -1,48 +1,71 @@
-"""Gemini's `streamGenerateContent` stream (`alt=sse`) into lab deltas.
+"""Gemini's `streamGenerateContent` stream into lab deltas, sent as SSE (`alt=sse`) or, without
+it, as one JSON array (`records.py` reads both into the same payloads).
 
-Every event is a whole `GenerateContentResponse`. A call is one `functionCall` part, sent
-whole: `name`, `args` as a JSON object and, only on some models, an `id`. There is no index,
-and two calls of one turn may share a name, so calls are numbered here in order of arrival and
-one without an id gets `gemini-call-<n>`: results are still paired by id, and same-name calls
+Every event is a whole `GenerateContentResponse`. A call is a `functionCall` part, sent whole
+(`name`, `args` as a JSON object and, only on some models, an `id`) or, on Vertex AI, streamed
+(below). There is no index, and two calls of one turn may share a name, so calls are numbered
+here in order of arrival. A call's id is the provider's `id` when it carries one; one without
+gets `gemini-call-<n>` (noted as assigned): results are still paired by id, and same-name calls
 stay apart. A part's `thoughtSignature` belongs to the call on that part (on parallel calls,
 only the first carries one); it is kept as a diagnostic of that call, because the history sent
 back must carry it on the same part. The finish is candidate 0's `finishReason` (`STOP` even
 when calls were made); `STOP` and `MAX_TOKENS` close the turn, any other refuses its calls (the
 lab's policy), `MALFORMED_FUNCTION_CALL` by name, so the lost call is not taken for no call.
+
+A streamed call (Vertex AI's `streamFunctionCallArguments`) opens with a part that has the
+`name` (with the `id` and signature, if any) and `willContinue: true`; the parts after it have
+no name, only `partialArgs` (values at JSON paths: `partial_args.py`) or nothing at all, and
+`willContinue: true`; it ends at its first part without `willContinue`: an empty
+`functionCall: {}`, or its last values. The lab's policies: its arguments are the object its
+values build, sent whole when it ends (tolerated, `partial_args`). One that never ends (the
+stream ends, or another call starts, first) is refused (`partial_args_unfinished`): values may
+be missing and nothing says which; a call that starts while it is open is refused too, unless
+it is whole with its `args` (`partial_args_conflict`): its parts may be the open call's, the
+name repeated. Values that cannot be placed refuse their call (`partial_args_conflict`). Values
+with no call open (its first part never came) make a call without a name, which refuses the
+turn (`partial_args_without_call`). An empty `functionCall: {}` with no call open ends nothing:
+reported (`stray_call_end`), skipped.
+
+A part that is neither text nor a function call (`executableCode`, `codeExecutionResult`,
+`inlineData`, a server tool's `toolCall` / `toolResponse`, anything new) holds nothing the lab
+runs or shows: reported once (`other_part`) and skipped. Fields the lab does not read are
+ignored, so neither makes a stream unreadable.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import Fields, preview, shown
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, id_for, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
+from keel_lab.providers.streams.partial_args import Conflict, PartialArguments
 
 NORMAL = ("stop", "max_tokens")  # SAFETY, RECITATION, MALFORMED_FUNCTION_CALL, ...: refused
+READ = ("text", "thought", "thoughtSignature", "functionCall")  # the part fields read here
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
-    calls: dict[int, WireCall] = {}
-    named: dict[str, int] = {}  # a name -> the first call that has it
+    turn = _Turn(Reading(records, error_field="error"), diag)
     finish: str | None = None
-    stream = Reading(records, error_field="error")
-    for r in stream:
+    for r in turn.stream:
         for cand in r.objs("candidates"):
             if cand.index("index") not in (None, 0):
                 diag.note(None, None, "other_candidate", f"{r.where}: a candidate other than "
                           "0 (candidateCount > 1); only candidate 0 is the turn")
                 continue
             for part in cand.obj("content").objs("parts"):
-                yield from _part(part, calls, named, stream, diag)
+                yield from turn.part(part)
             reason = cand.text("finishReason")
-            if reason and stream.ended is None:
+            if reason and turn.stream.ended is None:
                 finish = reason.lower()
-                stream.end("the event with finishReason")
+                turn.stream.end("the event with finishReason")
                 if reason == "MALFORMED_FUNCTION_CALL":
                     _malformed(cand, diag)
-    yield from closing(calls, finish, diag, "an event with finishReason", NORMAL)
+    turn.unfinished("the stream ended")
+    yield from closing(turn.calls, finish, diag, "an event with finishReason", NORMAL)
 
 
 def _malformed(cand: Fields, diag: Diagnostics) -> None:
@@ -56,28 +79,139 @@ def _malformed(cand: Fields, diag: Diagnostics) -> None:
               "refused")
 
 
-def _part(part: Fields, calls: dict[int, WireCall], named: dict[str, int], stream: Reading,
-          diag: Diagnostics) -> Iterator[StreamEvent]:
-    text = part.text("text")
-    thought = part.flag("thought")
-    if part.raw("functionCall") is None:
-        if text and not thought and not stream.ended:  # a thought summary is no answer text
-            yield TextDelta(text)
-        return
-    fn = part.obj("functionCall")
-    fn.obj("args")  # Gemini's args are an object, never a string: checked before serialising
-    index = len(calls)
-    call_id = id_for(fn.text("id"), "gemini-call", index, diag)
-    call = calls[index] = WireCall(call_id, fn.text("name") or "")
-    call.add(fn.arguments("args") or "{}")
-    twin = named.setdefault(call.name, index)
-    if twin != index and call.name:
-        diag.note(index, call_id, "same_name", f"call {twin} has the same name "
-                  f"{shown(call.name)}; the two are kept apart by index and id, never by name")
-    signature = part.text("thoughtSignature")
-    if signature:
-        diag.note(index, call_id, "thought_signature", f"this call's part carries the thought "
-                  f"signature {signature}; send it back unchanged on this call's part")
-    if stream.ended:
-        call.late = late(part.where, stream.ended)
-    yield ToolCallDelta(index, call_id, call.name or None, call.arguments)
+def _overlap(cut: int) -> tuple[str, str]:
+    """Why a call that began while call `cut` was still streaming is refused too."""
+    return ("partial_args_conflict", f"it began while call {cut} was still streaming: its "
+            f"parts may be call {cut}'s with the name repeated, so which values are whose "
+            "cannot be known")
+
+
+@dataclass
+class _Turn:
+    """The calls of one turn so far, and the streamed call still open (its index and values)."""
+
+    stream: Reading
+    diag: Diagnostics
+    calls: dict[int, WireCall] = field(default_factory=dict)
+    named: dict[str, int] = field(default_factory=dict)  # a name -> the first call that has it
+    open: tuple[int, PartialArguments] | None = None
+
+    def part(self, part: Fields) -> Iterator[StreamEvent]:
+        text = part.text("text")
+        thought = part.flag("thought")
+        if part.raw("functionCall") is None:
+            if text and not thought and not self.stream.ended:  # a thought summary is no answer
+                yield TextDelta(text)
+            elif text is None:
+                self._other(part)
+            return
+        fn = part.obj("functionCall")
+        pieces = fn.objs("partialArgs")
+        more = bool(fn.flag("willContinue"))
+        whole = fn.text("name") is not None or fn.raw("args") is not None
+        if pieces or more or (self.open is not None and not whole):
+            yield from self._streamed(part, fn, pieces, more)
+        elif whole or fn.text("id") is not None:
+            cut = self.unfinished("a whole call came")
+            fn.obj("args")  # Gemini's args are an object, never a string: checked first
+            index, call = self._start(part, fn)
+            if cut is not None and fn.raw("args") is None:  # `{name}` alone may end call `cut`
+                call.refusal = _overlap(cut)
+            call.add(fn.arguments("args") or "{}")
+            yield ToolCallDelta(index, call.id, call.name or None, call.arguments)
+        else:
+            self.diag.note(None, None, "stray_call_end", f"{part.where}: an empty functionCall "
+                           "(the end of a streamed call) with no streamed call open: it ends "
+                           "nothing and is skipped", "reported")
+
+    def _streamed(self, part: Fields, fn: Fields, pieces: list[Fields],
+                  more: bool) -> Iterator[StreamEvent]:
+        """One part of a streamed call: its first (with the name), or one that continues it."""
+        if fn.text("name") is not None or self.open is None:
+            cut = self.unfinished("another call started")
+            index, call = self._start(part, fn)
+            if cut is not None:
+                call.refusal = _overlap(cut)
+            if not call.name:
+                self.diag.note(index, call.id, "partial_args_without_call", f"{part.where}: "
+                               "streamed arguments with no call open (the part with the "
+                               "call's name never came): they belong to no known call",
+                               "refused")
+            self.open = (index, PartialArguments())
+            yield ToolCallDelta(index, call.id, call.name or None, None)
+        else:
+            call = self.calls[self.open[0]]
+            if self.stream.ended:
+                call.late = late(part.where, self.stream.ended)
+        index, values = self.open
+        given = fn.text("id")
+        if given is not None and given != call.id:
+            call.refusal = call.refusal or ("partial_args_conflict", f"{part.where}: a part "
+                                            f"of this call names another id, {shown(given)}")
+        if fn.raw("args") is not None:
+            call.refusal = call.refusal or ("partial_args_conflict", f"{part.where}: the part "
+                                            "has both args and partialArgs")
+        for piece in pieces:
+            if call.refusal:
+                break
+            try:
+                values.add(piece)
+            except Conflict as exc:
+                call.refusal = ("partial_args_conflict", f"{piece.where}: {exc}")
+        if not more:
+            self.open = None
+            yield from self._end(index, call, values)
+
+    def _end(self, index: int, call: WireCall, values: PartialArguments
+             ) -> Iterator[StreamEvent]:
+        """A streamed call has ended: its arguments are the object its values built."""
+        if values.unfinished is not None:
+            call.refusal = call.refusal or ("partial_args_unfinished", "the call ended while "
+                                            f"the string at {shown(values.unfinished)} was "
+                                            "said to go on: its text may be cut")
+        if call.refusal:
+            return
+        call.add(values.text())
+        self.diag.note(index, call.id, "partial_args", f"the arguments were streamed as "
+                       f"{values.values} value{'s' * (values.values != 1)} at JSON paths "
+                       "(Vertex AI's partialArgs), read as one object when the call ended")
+        yield ToolCallDelta(index, call.id, None, call.arguments)
+
+    def unfinished(self, why: str) -> int | None:
+        """An open streamed call that never ended is refused, since values may be missing; its
+        index (None when no call was open)."""
+        if self.open is None:
+            return None
+        index = self.open[0]
+        self.open = None
+        call = self.calls[index]
+        call.refusal = call.refusal or ("partial_args_unfinished", "the call's arguments were "
+                                        f"still streaming (willContinue) when {why}: values "
+                                        "may be missing and nothing says which")
+        return index
+
+    def _start(self, part: Fields, fn: Fields) -> tuple[int, WireCall]:
+        index = len(self.calls)
+        call_id = id_for(fn.text("id"), "gemini-call", index, self.diag)
+        call = self.calls[index] = WireCall(call_id, fn.text("name") or "")
+        twin = self.named.setdefault(call.name, index)
+        if twin != index and call.name:
+            self.diag.note(index, call_id, "same_name", f"call {twin} has the same name "
+                           f"{shown(call.name)}; the two are kept apart by index and id, never "
+                           "by name")
+        signature = part.text("thoughtSignature")
+        if signature:
+            self.diag.note(index, call_id, "thought_signature", f"this call's part carries the "
+                           f"thought signature {signature}; send it back unchanged on this "
+                           "call's part")
+        if self.stream.ended:
+            call.late = late(part.where, self.stream.ended)
+        return index, call
+
+    def _other(self, part: Fields) -> None:
+        kinds = [k for k in part.value if k not in READ]
+        if kinds:
+            self.diag.note(None, None, "other_part", f"{part.where}: a part with "
+                           f"{', '.join(map(shown, kinds[:3]))}, neither text nor a function "
+                           "call, holds nothing the lab runs or shows: skipped, as is every "
+                           "such part after it", "reported")

@@ -14,19 +14,37 @@ Tolerated without a note: fragments of several calls interleaved (index 0 like a
 all arguments in one burst at the end are other chunkings of the documented shape, and the
 diagnostics must not depend on chunking (tests/lab/test_rechunking.py); a name-only chunk before
 the arguments lacks nothing (a missing `arguments` is no text yet, as `arguments: null`).
+
+Servers that imitate the format (docs/stream-quirks-sources.md names each): Writer's
+continuations carry `id`, `type` and `function.name` as `null` (nothing new) and repeat the delta
+under `message`, which its SDK marks deprecated for streaming: only `delta` is read, so nothing
+counts twice (`message_in_chunk`). Azure's first chunk has `choices: []`, an empty `id` and
+`prompt_filter_results` (`prompt_filter_chunk`); its `content_filter_results` inside a choice are
+annotations, and a filtered turn says so in its finish reason. Mistral sends each call whole, in
+one chunk with its id and no `index` (read by id, as any call without an index). Kimi K2 repeats
+the whole id and name in every chunk of a call (nothing new), and some servers end a turn with
+`data: [DONE]` and no finish reason: `[DONE]` is the server's own end of the stream, so it closes
+the turn as `tool_calls` (`stop` without calls) would (`done_without_finish`); each call still
+runs only if its arguments are complete JSON, so a call cut by the server is refused all the
+same. A stream that ends with neither is cut (`truncated`). Fields nobody documents for a chunk
+(OpenRouter's `provider`, `native_finish_reason`, Groq's `x_groq`) are not read; a delta field the
+lab does not read (`reasoning`, `reasoning_content`, `function_call`) is said once per stream
+(`unread_delta_field`), since text or calls the lab ignores could hide there. SSE comments
+(OpenRouter's `: OPENROUTER PROCESSING`) are no part of any event and never reach this module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers.fields import Fields
+from keel_lab.providers.fields import MAX_INDEX, Fields
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 NORMAL = ("tool_calls", "stop", "length")  # content_filter, function_call or another: refused
+READ = frozenset(("content", "tool_calls", "role", "refusal"))  # delta fields read or harmless
 
 
 class _Normaliser:
@@ -178,16 +196,28 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     norm = _Normaliser(diag)
     finish: str | None = None
     stream = Reading(records, error_field="error")
+    unread = False  # whether a delta field the lab does not read was said
     for r in stream:
+        fragment = None if stream.ended else _fragment(r.value)
+        if fragment is not None and fragment[0] in norm.slot:
+            made = norm.delta(norm.slot[fragment[0]], None, None, fragment[1])
+            if made is not None:
+                yield made
+            continue
         where = r.where
-        if not r.objs("choices") and r.raw("usage") is not None:
-            diag.note(None, None, "usage_chunk", "a usage-only chunk without choices carries "
-                      "no call or text; skipped (with stream_options.include_usage OpenAI "
-                      "documents one before data: [DONE], its choices always empty)")
-        for choice in r.objs("choices"):
+        choices = r.objs("choices")
+        if not choices:
+            _no_choices(r, diag)
+        for choice in choices:
             if choice.index("index") not in (None, 0):
                 continue  # the lab follows the first choice
             delta = choice.obj("delta")
+            if choice.raw("message") is not None:
+                diag.note(None, None, "message_in_chunk", "a choice repeats its delta under "
+                          "`message` (Writer's SDK marks it deprecated for streaming): read "
+                          "from `delta` only, so nothing counts twice")
+            if not unread and not READ.issuperset(delta.value):
+                unread = _unread(delta, diag)
             content = delta.text("content")
             if content and stream.ended:
                 diag.note(None, None, "text_after_end", f"text arrived after {stream.ended} "
@@ -214,6 +244,12 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             reason = choice.text("finish_reason")
             if reason and stream.ended is None:
                 finish, stream.ended = reason, f"the finish reason {reason!r}"
+    if finish is None and stream.ended:  # ended by data: [DONE], the only other end
+        finish = "tool_calls" if norm.calls else "stop"
+        diag.note(None, None, "done_without_finish", "the stream ended with data: [DONE] and "
+                  f"no finish reason; [DONE] is the server's own end of the stream, so the "
+                  f"turn is closed as with the finish reason {finish!r}: each call runs only "
+                  "if its arguments are complete JSON")
     if norm.slot and min(norm.slot) > 0:  # judged on the whole turn, not on arrival order
         low = min(norm.slot)
         diag.note(None, norm.calls[norm.slot[low]].id, "sparse_index",
@@ -225,3 +261,53 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             diag.note(index, call.id, "no_arguments", "no argument text arrived for this call; "
                       "read as no arguments ({}), as for a tool without parameters")
     yield from closing(norm.calls, finish, diag, "a finish reason", NORMAL)
+
+
+def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
+    """(provider index, argument text) when a chunk is the commonest one of a long turn: one
+    more argument fragment of one call and nothing else - no id, name, text, finish reason or
+    field the lab does not read, every value of exactly its type. Any other chunk is None and
+    is read field by field; this only spares the long tail of a turn that path's cost."""
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
+        return None
+    choice = choices[0]
+    if (choice.get("finish_reason") is not None or choice.get("message") is not None
+            or type(choice.get("index", 0)) is not int or choice.get("index", 0) != 0):
+        return None
+    delta = choice.get("delta")
+    if (type(delta) is not dict or not READ.issuperset(delta)
+            or delta.get("content") not in (None, "")):
+        return None
+    entries = delta.get("tool_calls")
+    if type(entries) is not list or len(entries) != 1 or type(entries[0]) is not dict:
+        return None
+    entry = entries[0]
+    index, fn = entry.get("index"), entry.get("function")
+    if (type(index) is not int or not 0 <= index <= MAX_INDEX or entry.get("id") is not None
+            or type(fn) is not dict or fn.get("name") is not None):
+        return None
+    text = fn.get("arguments")
+    return (index, text) if type(text) is str and text else None
+
+
+def _no_choices(r: Fields, diag: Diagnostics) -> None:
+    """A chunk without choices carries no call and no text: said for the two kinds documented."""
+    if r.raw("prompt_filter_results") is not None:
+        diag.note(None, None, "prompt_filter_chunk", "a chunk without choices carries Azure's "
+                  "`prompt_filter_results` (the content filter's verdict on the prompt; its id "
+                  "empty) and no call or text; skipped")
+    elif r.raw("usage") is not None:
+        diag.note(None, None, "usage_chunk", "a usage-only chunk without choices carries "
+                  "no call or text; skipped (with stream_options.include_usage OpenAI "
+                  "documents one before data: [DONE], its choices always empty)")
+
+
+def _unread(delta: Fields, diag: Diagnostics) -> bool:
+    """Whether the delta has a field, not null, that the lab does not read (said once)."""
+    names = sorted(k for k, v in delta.value.items() if v is not None and k not in READ)
+    if names:
+        diag.note(None, None, "unread_delta_field", "a delta has fields the lab does not "
+                  f"read ({', '.join(names)}; said for the first such delta): text and calls "
+                  "are read from `content` and `tool_calls` only")
+    return bool(names)

@@ -1,14 +1,21 @@
-"""Reading a recorded stream: raw SSE text or JSON lines, into a list of JSON payloads.
+"""Reading a recorded stream: raw SSE text, JSON lines, or one JSON array of payloads (Gemini's
+`streamGenerateContent` without `alt=sse`: `[{...}\n,\r\n{...}]`, pretty-printed or not),
+into JSON payloads, one at a time.
 
 Everything read here is untrusted: it is read in bounded chunks (a FIFO or `/dev/zero` has no
 size to trust; a FIFO nothing writes to is refused after a short wait, never waited on forever),
 parsed as strict JSON only (`keel_lab.core.strict_json`), and any problem raises `LabError`
-naming the line. A leading UTF-8 byte order mark is dropped, as SSE says to.
+naming the line. A leading UTF-8 byte order mark is dropped, as SSE says to. An array is read
+element by element, as the other formats are read payload by payload; one cut off (an element
+unfinished, or no closing `]`) is a truncated stream and refused in one line, as a cut JSON line
+is: the turn may have lost anything after the cut, so nothing of it runs.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import select
 import stat
 from collections.abc import Iterator
@@ -16,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.strict_json import read_json
+from keel_lab.core.strict_json import NOT_JSON, read_json
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
@@ -137,10 +144,87 @@ def no_events(text: str, where: str) -> LabError:
     return LabError(f"{where}: no events in the file")
 
 
+_BLANK = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+# finds where an element ends, keeping nothing it reads; `read_json` then parses it strictly
+_EXTENT = json.JSONDecoder(object_pairs_hook=lambda _: None, parse_float=len, parse_int=len,
+                           parse_constant=len)
+
+
+def _skip(text: str, pos: int) -> int:
+    """The position of the first non-blank character at or after `pos`."""
+    return _BLANK.match(text, pos).end()  # type: ignore[union-attr]  # `*` always matches
+
+
+def is_array(text: str) -> bool:
+    """A JSON array of objects (or an empty or cut one); a JSON-lines `[DONE]` is none."""
+    start = _skip(text, 0)
+    after = _skip(text, start + 1)
+    return text.startswith("[", start) and text[after:after + 1] in ("{", "]", "")
+
+
+def array_items(text: str, where: str) -> Iterator[tuple[str, int]]:
+    """(element text, line number) of each element of a JSON array, found one at a time."""
+    pos = _skip(text, _skip(text, 0) + 1)
+    line, counted = 1, 0
+    if text.startswith("]", pos):
+        pos += 1
+    else:
+        while True:
+            line, counted = line + _breaks(text, counted, pos), pos
+            end = _element_end(text, pos, where, line)
+            yield text[pos:end], line
+            pos = _skip(text, end)
+            if pos == len(text):
+                raise _cut(text, where, "before its closing ]")
+            if text[pos] == "]":
+                pos += 1
+                break
+            if text[pos] != ",":
+                raise _not_json(text, where, pos, "Expecting ',' delimiter")
+            pos = _skip(text, pos + 1)
+            if pos == len(text):
+                raise _cut(text, where, "after a ','")
+    pos = _skip(text, pos)
+    if pos < len(text):
+        raise _not_json(text, where, pos, "Extra data after the array's closing ]")
+
+
+def _element_end(text: str, pos: int, where: str, line: int) -> int:
+    try:
+        return _EXTENT.raw_decode(text, pos)[1]
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(text) or exc.msg.startswith("Unterminated string"):
+            raise _cut(text, where, "inside an element") from None
+        raise _not_json(text, where, exc.pos, exc.msg) from None
+    except RecursionError:  # deeper than Python's parser goes: the strict reader refuses it
+        read_json(text[pos:], f"{where}, line {line}")  # in its words: deeper than MAX_DEPTH
+        raise LabError(f"{where}, line {line}: nested too deeply to read") from None
+
+
+def _breaks(text: str, start: int, end: int) -> int:
+    """Line breaks in text[start:end], counted as `lines` counts them (CRLF, LF or CR)."""
+    return (text.count("\n", start, end) + text.count("\r", start, end)
+            - text.count("\r\n", start, end))
+
+
+def _not_json(text: str, where: str, pos: int, why: str) -> LabError:
+    line = 1 + _breaks(text, 0, pos)
+    column = pos - max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos))
+    return LabError(f"{where}, line {line}: {NOT_JSON}: {why} (column {column})")
+
+
+def _cut(text: str, where: str, at: str) -> LabError:
+    return LabError(f"{where}, line {1 + _breaks(text, 0, len(text))}: the JSON array of "
+                    f"payloads stops {at}: the stream was cut off, so nothing of the turn "
+                    "runs (a truncated stream)")
+
+
 def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[str, Any]]]:
     """("line N", payload) for each payload of a stream, parsed one at a time."""
     if is_sse(text):
         items: Iterator[tuple[str, int]] = ((d, n) for _, d, n in sse_events(text))
+    elif is_array(text):
+        items = array_items(text, where)
     else:
         items = ((line, n) for n, line in lines(text) if line.strip())
     for payload, number in items:
@@ -155,5 +239,5 @@ def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[s
 
 
 def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
-    """JSON payloads of a stream given as SSE text or as one JSON object per line."""
+    """JSON payloads of a stream given as SSE text, one JSON object per line, or a JSON array."""
     return [record for _, record in iter_records(text, where)]
