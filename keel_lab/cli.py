@@ -94,12 +94,43 @@ def parser() -> argparse.ArgumentParser:
                    help="the notebooks' folder, or the progress file (default: this folder)")
     g.add_argument("--json", action="store_true", help="the file's content, checked")
 
+    c = sub.add_parser(
+        "record", help="record one real turn of a provider, then assemble it",
+        description="Send one turn with the lab's incident tools to a real provider (or a local "
+                    "server), save its stream byte for byte to FILE and assemble it. The only "
+                    "command that reaches the network. Keys come from OPENAI_API_KEY, "
+                    "ANTHROPIC_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY (none for ollama); "
+                    "with --base-url only from --api-key-env. Exit 0, 1 and 2 as `assemble` on "
+                    "the recording (2 also when nothing was sent: no key, FILE unwritable), 69 "
+                    "when no whole stream came back (refused, unreachable, timed out, not a "
+                    "stream, cut off: bytes that came are kept in FILE.partial).")
+    c.add_argument("format", type=format_name(p.prog), choices=STREAM_FORMATS, metavar="FORMAT",
+                   help="the provider's API: " + ", ".join(STREAM_FORMATS))
+    c.add_argument("file", type=Path, help="where the stream goes (replaced only when whole)")
+    c.add_argument("--model", help="the model (default: one per provider, printed)")
+    c.add_argument("--prompt", default=PROMPT, help="the user's turn (default: %(default)r)")
+    c.add_argument("--base-url", metavar="URL",
+                   help="another server speaking the format (vLLM, LM Studio, OpenRouter, Groq, "
+                        "a remote Ollama), as its SDK takes it: OpenAI's with /v1")
+    c.add_argument("--api-key-env", metavar="NAME", help="the environment variable with the key")
+    c.add_argument("--timeout", type=bounded(1, 3600), default=60, metavar="SECONDS",
+                   help="to connect, and between two pieces of the stream (default 60)")
+    c.add_argument("--json", action="store_true", help="the assembly as one JSON object")
+    c.add_argument("--verbose", action="store_true",
+                   help="the request's URL and body and the answer's type, on stderr")
+
     return p
 
 
 WIDTH = 100  # the widest line of a table the CLI prints
 BROKEN_PIPE = 141  # what a shell reports for a program stopped by SIGPIPE (128 + 13)
 OUTPUT_FAILED = 74  # EX_IOERR (sysexits.h): not 1, a verdict, nor 2, unusable input
+PROMPT = "Which is more severe, INC-001 or INC-002? Look both up at once."  # `record`'s turn
+UNAVAILABLE = 69  # EX_UNAVAILABLE (sysexits.h): `record` got no whole stream from the provider
+
+
+class Unavailable(LabError):
+    """A provider gave no whole stream: one line, and exit `UNAVAILABLE` instead of 2."""
 
 
 class OutputError(Exception):
@@ -136,7 +167,7 @@ def _writing() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     commands = {"experiments": _experiments, "assemble": _assemble, "validate": _validate,
-                "progress": _progress}
+                "progress": _progress, "record": _record}
     return run(parser(), commands, argv)
 
 
@@ -155,7 +186,7 @@ def run(p: argparse.ArgumentParser, commands: Mapping[str, Callable[[argparse.Na
         return code
     except LabError as exc:
         _error(p.prog, printable(exc))
-        return 2
+        return UNAVAILABLE if isinstance(exc, Unavailable) else 2
     except BrokenPipeError:
         # the reader (`| head`) has gone: stop quietly
         _discard_stdout()
@@ -214,6 +245,29 @@ def _assemble(args: argparse.Namespace) -> int:
     diagnosis = diagnose_file(args.file, args.format)
     print(json_text(diagnosis.to_dict()) if args.json else diagnosis.table())
     return 0 if diagnosis.ok else 1
+
+
+def _record(args: argparse.Namespace) -> int:
+    from keel_lab.course.incident_tools import incident_tools
+    from keel_lab.providers.record import RecordFailed, plan, record
+
+    request = plan(args.format, incident_tools(), args.prompt, model=args.model,
+                   base_url=args.base_url, key_env=args.api_key_env, timeout=args.timeout)
+    note = "" if args.model else " (the default; --model to change)"
+    _note(request.scrub(f"recording {request.format} from {request.url}, model {request.model}"
+                        f"{note}"))
+    try:
+        saved = record(request, args.file, _note if args.verbose else None)
+    except RecordFailed as exc:
+        raise Unavailable(str(exc)) from None
+    _note(printable(f"recorded {saved.size} bytes to {saved.path}"))
+    return _assemble(argparse.Namespace(file=saved.path, format=request.format, json=args.json))
+
+
+def _note(line: str) -> None:
+    """A line about the command's progress, on stderr (stdout keeps the result)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr)
 
 
 def _validate(args: argparse.Namespace) -> int:

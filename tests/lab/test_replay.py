@@ -217,3 +217,95 @@ def test_closing_leaves_no_thread_or_socket_even_with_stalled_clients():
     assert _sockets() == sockets
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", s.port), timeout=1).close()
+
+
+# A route per format: recorded streams served as the provider sends them.
+
+def test_a_chat_turn_in_sse_is_served_byte_for_byte(server):
+    body = json.dumps({"stream": True, "messages": [{"role": "user", "content": "q"}]})
+    answer = _raw(server, _post(body.encode()))
+    head, _, sent = answer.partition(b"\r\n\r\n")
+    assert b"Content-Type: text/event-stream" in head
+    assert sent == TURNS[0].read_bytes()
+
+
+def _request(server, path, body, headers=()):
+    data = json.dumps(body).encode()
+    head = "".join(f"{k}: {v}\r\n" for k, v in headers)
+    return _raw(server, (f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n"
+                         f"{head}\r\n").encode() + data)
+
+
+def test_each_format_has_its_route_and_content_type():
+    streams = {"anthropic": STREAMS / "anthropic/one_call.sse",
+               "gemini": STREAMS / "gemini/one_call.sse",
+               "ollama": STREAMS / "ollama/one_call.jsonl",
+               "openai-responses": STREAMS / "openai-responses/one_call.sse"}
+    with ReplayServer(streams=streams) as s:
+        for path, fmt, kind in [
+                ("/v1/messages", "anthropic", b"text/event-stream"),
+                ("/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse", "gemini",
+                 b"text/event-stream"),
+                ("/api/chat", "ollama", b"application/x-ndjson"),
+                ("/v1/responses", "openai-responses", b"text/event-stream")]:
+            head, _, sent = _request(s, path, {"stream": True}).partition(b"\r\n\r\n")
+            assert _status(head) == 200 and b"Content-Type: " + kind in head
+            assert sent == streams[fmt].read_bytes()
+        assert _status(_request(s, "/api/chat", {})) == 200  # Ollama streams by default
+        assert b"no recorded turn 0" in _request(s, "/v1/chat/completions", {"messages": []})
+
+
+@pytest.mark.parametrize(("path", "body", "says"), [
+    ("/v1/messages", {}, b'"type": "error", "error": {"type": "invalid_request_error", '
+                         b'"message": "this replay server serves streams only: send stream: '
+                         b'true"}'),
+    ("/v1beta/models/m:streamGenerateContent", {},
+     b'"message": "this replay server serves streams only: add ?alt=sse"'),
+    ("/api/chat", {"stream": False}, b'{"error": "this replay server serves streams only'),
+    ("/v1/responses", {"stream": True}, b"no recorded openai-responses stream"),
+])
+def test_a_route_answers_what_it_cannot_serve_in_its_providers_shape(path, body, says):
+    with ReplayServer(streams={"anthropic": STREAMS / "anthropic/one_call.sse",
+                               "gemini": STREAMS / "gemini/one_call.sse",
+                               "ollama": STREAMS / "ollama/one_call.jsonl"}) as s:
+        answer = _request(s, path, body)
+    assert _status(answer) == 400 and says in answer
+
+
+def test_a_key_is_asked_where_each_provider_reads_it():
+    streams = {"anthropic": STREAMS / "anthropic/one_call.sse",
+               "gemini": STREAMS / "gemini/one_call.sse"}
+    with ReplayServer(TURNS, streams=streams, key="k1") as s:
+        chat = {"stream": True, "messages": [{"role": "user", "content": "q"}]}
+        assert _status(_request(s, "/v1/chat/completions", chat,
+                                [("Authorization", "Bearer k1")])) == 200
+        refused = _request(s, "/v1/chat/completions", chat, [("Authorization", "Bearer k2")])
+        assert _status(refused) == 401 and b'"code": "invalid_api_key"' in refused
+        assert _status(_request(s, "/v1/messages", {"stream": True}, [("x-api-key", "k1")])) \
+            == 200
+        assert b'"authentication_error"' in _request(s, "/v1/messages", {"stream": True})
+        gemini = "/v1beta/models/m:streamGenerateContent?alt=sse"
+        assert _status(_request(s, gemini, {}, [("x-goog-api-key", "k1")])) == 200
+        assert _status(_request(s, gemini + "&key=k1", {})) == 200
+        assert b'"status": "UNAUTHENTICATED"' in _request(s, gemini, {})
+
+
+def test_a_stream_in_json_lines_is_framed_as_its_providers_sse():
+    """Anthropic's SDK reads only named events: the framing names each by its type."""
+    import anthropic
+
+    with ReplayServer(streams={"anthropic": STREAMS / "anthropic/three_calls.jsonl"}) as s:
+        client = anthropic.Anthropic(base_url=s.root, api_key="k", max_retries=0)
+        events = list(client.messages.create(model="m", max_tokens=10, stream=True,
+                                             messages=[{"role": "user", "content": "q"}]))
+    assert [e.type for e in events][:2] == ["message_start", "content_block_start"]
+    assert sum(e.type == "content_block_start" for e in events) == 3
+
+
+def test_streams_are_checked_when_the_server_is_made():
+    with pytest.raises(LabError, match="gemini stream, not anthropic"):
+        ReplayServer(streams={"anthropic": STREAMS / "gemini/one_call.sse"})
+    with pytest.raises(LabError, match="takes openai-chat streams as its turns"):
+        ReplayServer(streams={"openai-chat": TURNS[0]})
+    with pytest.raises(LabError, match="at least one recorded turn or stream"):
+        ReplayServer()
