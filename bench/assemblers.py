@@ -1,14 +1,17 @@
-"""The lab's assembler beside the official SDKs' accumulators and langchain-core's chunk merging.
+"""The lab's assembler beside the official SDKs' accumulators, langchain-core's chunk merging and
+pydantic-ai's parts manager.
 
-Two questions, on the same recorded streams (keel_lab.course.experiments.accumulators feeds
-each library as its own client would):
-- correct: per recording of a compared format (every OpenAI Chat Completions recording, quirks
-  included, the Responses and the Anthropic ones), does each run exactly the calls the
-  recording was generated to mean (bench/expected_calls.py), and nothing it must not? The SDKs
-  and langchain-core cannot refuse: a call they would run that must not run makes them wrong.
-- fast: CPU time from the same parsed JSON payloads to the calls (the ordinary streams and
-  synthetic 8-call streams), and the lab's linearity on the whole wire path (1 MB of arguments
-  against 0.5 MB).
+Two questions, on the same streams (keel_lab.course.experiments.accumulators feeds each library
+as its own client would):
+- correct: per stream of a compared format - the real recordings of data/recordings/ first, then
+  every generated OpenAI Chat Completions stream, quirks included, and the generated Responses and
+  Anthropic ones - does each run exactly the calls the stream means (a real one: its source test's
+  assertion or the official SDK's accumulator; a generated one: bench/expected_calls.py), and
+  nothing it must not? The libraries cannot refuse: a call they would run that must not run makes
+  them wrong.
+- fast: CPU time from the same parsed JSON payloads to the calls (the ordinary streams, synthetic
+  8-call streams, and four interleaved calls in one-byte deltas up to 1 MB against the peers'
+  accumulation alone), and the lab's linearity on the whole wire path (1 MB against 0.5 MB).
 
 Run: .venv/bin/python bench/assemblers.py          (summary and speed, as README rows)
      .venv/bin/python bench/assemblers.py --shapes (the per-recording table as well)
@@ -35,10 +38,14 @@ from keel_lab.course.experiments.accumulators import (
     lab_calls,
     langchain_calls,
     langchain_chunks,
+    meant,
     others,
+    pydantic_ai_calls,
+    real_recordings,
     recordings,
     sdk_calls,
     sdk_chunks,
+    sources,
     verdict,
 )
 from keel_lab.course.experiments.providers import shape_group
@@ -50,19 +57,31 @@ HEAD = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,
         "model": "bench"}
 
 
+PEERS = {"SDK": "sdk", "langchain-core": "langchain", "pydantic-ai": "pydantic_ai"}
+
+
 def shapes() -> list[dict[str, str]]:
-    """Per recording: the intended calls, and each assembler's verdict against them."""
+    """Per stream, the real recordings first: the intended calls (of a real one: what the
+    source's test asserts, else what the official SDK's accumulator returns - so the SDK is the
+    reference there, and counted apart; of a generated one: bench/expected_calls.py), and each
+    assembler's verdict against them."""
     rows = []
-    for name, fmt, records in recordings():
-        if name not in EXPECTED:
+    entries = {f"recordings/{e['file']}": e for e in sources()}
+    for name, fmt, records in [*real_recordings(), *recordings()]:
+        if name in entries:
+            got_meant = meant(entries[name])
+            assert isinstance(got_meant, list), f"{name}: no meaning: {got_meant!r}"
+            want, never = got_meant, len(entries[name]["expected"].get("provider_calls", []))
+        elif name in EXPECTED:
+            want = [RunCall(c.id, c.name, c.arguments) for c in EXPECTED[name].runs]
+            never = len(EXPECTED[name].not_run)
+        else:
             raise SystemExit(f"{name}: no entry in bench/expected_calls.py")
-        want = [RunCall(c.id, c.name, c.arguments) for c in EXPECTED[name].runs]
         got, turn = others(records, fmt), diagnose(records, fmt)
         rows.append({"stream": name, "group": shape_group(name),
-                     "intended": f"{len(want)} run, {len(EXPECTED[name].not_run)} never run",
+                     "intended": f"{len(want)} run, {never} never run",
                      "lab": verdict(attempt(partial(lab_calls, fmt=fmt), records), want),
-                     "SDK": verdict(got["sdk"], want, turn),
-                     "langchain-core": verdict(got["langchain"], want, turn)})
+                     **{label: verdict(got[key], want, turn) for label, key in PEERS.items()}})
     return rows
 
 
@@ -109,6 +128,10 @@ def langchain_path(records: list[dict[str, Any]]) -> list[RunCall]:
     return langchain_calls(langchain_chunks(sdk_chunks(records)))
 
 
+def pydantic_ai_path(records: list[dict[str, Any]]) -> list[RunCall]:
+    return pydantic_ai_calls(sdk_chunks(records))
+
+
 def speed() -> dict[str, str]:
     """From the same parsed JSON payloads to the calls: the lab's converter and assembler;
     the SDK's chunk objects and accumulator; langchain-openai's chunks and langchain-core's
@@ -122,7 +145,8 @@ def speed() -> dict[str, str]:
         repeat = 5 if len(records) > 1000 else 200
         t_lab, r_lab = best(lab_calls, records, repeat)
         cells = [f"lab {t_lab * 1e3:.2f} ms"]
-        for label, fn in (("SDK", sdk_path), ("langchain-core", langchain_path)):
+        for label, fn in (("SDK", sdk_path), ("langchain-core", langchain_path),
+                          ("pydantic-ai", pydantic_ai_path)):
             t, result = best(fn, records, repeat)
             if isinstance(result, BaseException):
                 cells.append(f"{label} fails ({type(result).__name__})")
@@ -134,6 +158,33 @@ def speed() -> dict[str, str]:
             assert t > t_lab, f"{name}: {label} took less than the lab"
         chunks = sum(r is not DONE for r in records)
         out[f"{name}, {chunks} chunks"] = "; ".join(cells)
+    return out
+
+
+def one_byte() -> dict[str, str]:
+    """Four interleaved calls in one-byte deltas, 150 KB, 0.5 MB and 1 MB of arguments: the
+    lab from the parsed payloads to the calls it lets run, against each peer's accumulation
+    alone - pydantic-ai's parts manager fed ready SDK chunks, langchain-core's one merge of ready
+    `AIMessageChunk`s - leaving out the chunk objects the peers need first (seconds more). The
+    lab must be ahead of both at every size, and linear (1 MB / 0.5 MB at most LINEAR_LIMIT)."""
+    out, lab_times = {}, {}
+    for total in (150_000, 500_000, 1_000_000):
+        records = synthetic(4, total // 4, interleave=True, size=1)
+        chunks = sdk_chunks(records)
+        messages = langchain_chunks(chunks)
+        t_lab, got = best(lab_calls, records, 3)
+        t_pai, pai = best(pydantic_ai_calls, chunks, 3)
+        t_lc, lc = best(langchain_calls, messages, 3)
+        for label, result in (("pydantic-ai", pai), ("langchain-core", lc)):
+            assert verdict(result, got).startswith("correct"), f"{total}: {label} differs"
+        assert t_lab < min(t_pai, t_lc), f"{total}: the lab is behind ({t_lab:.2f} s)"
+        lab_times[total] = t_lab
+        out[f"4 interleaved calls, one-byte deltas, {total // 1000} KB ({len(records)} chunks)"] = (
+            f"lab {t_lab:.2f} s; pydantic-ai's parts manager {t_pai:.2f} s ({t_pai / t_lab:.1f}x); "
+            f"langchain-core's merge {t_lc:.2f} s ({t_lc / t_lab:.1f}x)")
+    ratio = lab_times[1_000_000] / lab_times[500_000]
+    assert ratio <= LINEAR_LIMIT, f"the lab is not linear on one-byte deltas: {ratio:.2f}"
+    out["lab, one-byte deltas: 1 MB / 0.5 MB"] = f"{ratio:.2f} (2.0 = linear)"
     return out
 
 
@@ -154,17 +205,21 @@ def linearity() -> dict[str, str]:
 
 
 def summary(rows: list[dict[str, str]]) -> dict[str, str]:
-    cells = []
-    for label in ("lab", "SDK", "langchain-core"):
-        compared = [r for r in rows if r[label] != "-"]
-        correct = sum(r[label].startswith("correct") for r in compared)
-        cells.append(f"{label} {correct}/{len(compared)}")
-    return {f"generated streams assembled exactly as intended ({len(rows)}; "
-            "`bench/assemblers.py --shapes`)": "; ".join(cells)}
+    out = {}
+    for kind, group in (("real recordings", True), ("generated streams", False)):
+        part = [r for r in rows if (r["group"] == "real recording") == group]
+        cells = []
+        for label in ("lab", *PEERS):
+            compared = [r for r in part if r[label] != "-"]
+            correct = sum(r[label].startswith("correct") for r in compared)
+            cells.append(f"{label} {correct}/{len(compared)}")
+        out[f"{kind} assembled exactly as intended ({len(part)}; "
+            "`bench/assemblers.py --shapes`)"] = "; ".join(cells)
+    return out
 
 
 def main() -> dict[str, str]:
-    return {**summary(shapes()), **speed(), **linearity()}
+    return {**summary(shapes()), **speed(), **one_byte(), **linearity()}
 
 
 if __name__ == "__main__":

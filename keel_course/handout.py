@@ -58,7 +58,7 @@ MIN_LINE = 32
 # What a student installs: the package's runtime, the SDKs chapter 7 uses, Jupyter and the
 # notebook tests of `make check`; versions are taken from the repository's requirements.txt.
 STUDENT_PACKAGES = ("jsonschema", "matplotlib", "tqdm", "babel", "openai", "langchain-core",
-                    "anthropic",
+                    "anthropic", "pydantic-ai-slim", "httpx",
                     "jupyterlab", "ipywidgets", "ipykernel", "nbval", "nbclient", "nbformat",
                     "pytest")
 CHECK_COMMAND = ("pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN "

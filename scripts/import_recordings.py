@@ -1,23 +1,26 @@
 """Copy real provider streams, recorded from the live APIs by public test suites, into
 data/recordings/, with where each comes from in data/recordings/SOURCES.json.
 
-The generated streams in data/streams/ (scripts/make_streams.py) follow the documented formats; these
-are what the providers actually sent. Each body is written byte for byte as its source holds it:
-a VCR cassette's SSE text (pydantic-ai), or a fixture's payloads one a line (vercel/ai records the
-parsed chunks, so the SSE framing is gone, the payloads are as sent). Nothing is re-serialized.
+The generated streams in data/streams/ (scripts/make_streams.py) follow the documented formats;
+these are what the providers actually sent. Each body is written byte for byte as its source
+holds it: a VCR cassette's SSE text (pydantic-ai), or a fixture's payloads one a line (vercel/ai
+records the parsed chunks, so the SSE framing is gone, the payloads are as sent). Nothing is
+re-serialized.
 
 Expected calls never come from the lab: for the formats an official SDK accumulates
 (openai-chat, openai-responses, anthropic) tests/lab/test_real_recordings.py computes them with
 the SDK at test time; for the others they are typed in below from the source test's own
 assertion, whose file and line `expected.from` names.
 
-Needs the repositories fetched into /work/.mirror (bare git); the test does not.
+Needs the source repositories as bare clones, `<owner>+<name>/repo` under /work/.mirror or the
+folder KEEL_RECORDING_SOURCES names (each read at the commit listed below); the test does not.
 `.venv/bin/python scripts/import_recordings.py` rewrites the same files, byte for byte.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -27,7 +30,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "data" / "recordings"
-MIRRORS = Path("/work/.mirror")
+# a folder of bare clones named <owner>+<name>/repo (how this machine keeps them); another with
+# KEEL_RECORDING_SOURCES=DIR
+MIRRORS = Path(os.environ.get("KEEL_RECORDING_SOURCES", "/work/.mirror"))
 # an API key's shape (OpenAI, Anthropic, Google, a bearer token) or an auth header's name: a
 # stream body never holds one (the request side, where they live, is not copied)
 SECRETS = re.compile(r"(?<![\w-])(sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}|AIza[\w-]{30,})"

@@ -15,6 +15,7 @@ from keel_lab.course.experiments.accumulators import (
     langchain_calls,
     langchain_chunks,
     others,
+    real_recordings,
     recordings,
     responses_sdk_calls,
     sdk_calls,
@@ -143,22 +144,30 @@ def test_without_the_anthropic_sdk_its_recordings_are_not_compared(monkeypatch):
     import keel_lab.course.experiments.accumulators as acc
 
     monkeypatch.setattr(acc, "find_spec", lambda name: None)
-    assert others(records("anthropic/one_call.sse"), "anthropic") == {"sdk": None,
-                                                                      "langchain": None}
+    assert others(records("anthropic/one_call.sse"), "anthropic") == {
+        "sdk": None, "langchain": None, "pydantic_ai": None}
 
 
 def test_comparison_report_has_a_row_per_recording_and_counts_the_correct():
     report = comparison_report()
-    assert [r["stream"] for r in report.rows] == [n for n, _, _ in recordings()]
+    real = [n for n, _, _ in real_recordings()]
+    assert [r["stream"] for r in report.rows] == real + [n for n, _, _ in recordings()]
+    assert real and all(n.startswith("recordings/") for n in real) and report.params["real"] == len(
+        real)
     rows = {r["stream"]: r for r in report.rows}
+    assert rows["recordings/mistral/chat_call_without_index.jsonl"]["sdk"].startswith("fails")
+    assert rows["recordings/mistral/chat_call_without_index.jsonl"]["pydantic_ai"] == "correct"
     assert rows["openai-chat/parallel_calls.sse"]["sdk"] == "correct"
     assert rows["quirks/duplicate_id.sse"]["lab_runs"] == "nothing (refused)"
     assert rows["openai-responses/parallel_calls.sse"]["langchain_core"] == "-"
     correct = report.data["correct"]
     assert correct["sdk"] == sum(r["sdk"].startswith("correct") for r in report.rows)
     assert 0 < correct["sdk"] < report.data["compared"]["sdk"]
-    assert report.data["compared"]["langchain_core"] == sum(
-        n.split("/")[0] not in ("openai-responses", "anthropic") for n in rows)
+    chat = sum(r["stream"].split("/")[0] not in ("openai-responses", "anthropic", "recordings")
+               or "/chat_" in r["stream"] for r in report.rows)
+    assert report.data["compared"]["langchain_core"] == report.data["compared"][
+        "pydantic_ai"] == chat
+    assert 0 < correct["pydantic_ai"] < chat
 
 
 def test_an_accumulator_exposes_the_refusal_stop_reason_and_runs_nothing_itself():

@@ -2,7 +2,7 @@
 from public test suites) are read by the lab as the providers meant them.
 
 What each turn means never comes from the lab: for openai-chat, openai-responses and anthropic it
-is what the official SDK's accumulator returns (keel_lab.course.experiments.accumulators.others),
+is what the official SDK's accumulator returns (keel_lab.course.experiments.accumulators.meant),
 computed here; for the other formats it is the source test's own assertion, typed into
 SOURCES.json with the file and line it comes from. Calls the provider runs itself
 (`provider_calls`) must never be executable. A recording whose shape a reader cannot take yet
@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from keel_lab.cli import main
-from keel_lab.course.experiments.accumulators import RunCall, others
-from keel_lab.providers.diagnosis import diagnose_file, read_stream
+from keel_lab.course.experiments.accumulators import RunCall, meant, sources
+from keel_lab.providers.diagnosis import diagnose_file
 from keel_lab.providers.formats import STREAM_FORMATS
 
 REAL = Path(__file__).resolve().parents[2] / "data" / "recordings"
-SOURCES: list[dict[str, Any]] = json.loads((REAL / "SOURCES.json").read_text(encoding="utf-8"))
+SOURCES: list[dict[str, Any]] = sources()
 BY_FILE = {e["file"]: e for e in SOURCES}
 LICENSES = {"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause"}  # redistributable, attributed
 NOT_STREAMS = {"SOURCES.json", "README.md"}
@@ -44,15 +44,12 @@ def cases() -> list[Any]:
 
 def expected_calls(entry: dict[str, Any]) -> list[RunCall]:
     """The calls a client must run: typed from the source's test, or the official SDK's."""
-    if "calls" in entry["expected"]:
-        return [RunCall(c["id"], c["name"], c["arguments"]) for c in entry["expected"]["calls"]]
-    fmt, records = read_stream(REAL / entry["file"], entry["format"])
-    got = others(records, fmt)["sdk"]
+    got = meant(entry)
     if got is None:
-        pytest.skip(f"the {fmt} SDK is not installed")
+        pytest.skip(f"the {entry['format']} SDK is not installed")
     if isinstance(got, BaseException):
         raise AssertionError(f"{entry['file']}: the SDK's accumulator failed: {got!r}")
-    return list(got)
+    return got
 
 
 def test_sources_list_every_recording_and_only_those():

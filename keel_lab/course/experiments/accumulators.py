@@ -1,11 +1,13 @@
-"""The lab's assembler beside the accumulators people use, on the same generated streams: which of
-them runs exactly the calls a stream means, and nothing it must not run.
+"""The lab's assembler beside the accumulators people use, on the same streams (the real recordings
+of data/recordings/ and the generated ones): which of them runs exactly the calls a stream means,
+and nothing it must not run.
 
 Each accumulator is fed as its own client feeds it: the official `openai` SDK's
 `ChatCompletionStreamState` and `ResponseStreamState` up to `data: [DONE]`, where the SDK stops
 reading; the `anthropic` SDK's `accumulate_event`; langchain-core's chunk merging, fed the
 `AIMessageChunk`s langchain-openai would build (its `_convert_delta_to_message_chunk` is mirrored
-here, since langchain-openai is not installed). None of them refuses: every call whose arguments
+here, since langchain-openai is not installed); pydantic-ai's parts manager, fed by index as its
+OpenAI model feeds it. None of them refuses: every call whose arguments
 parse as a JSON object is run (langchain-core's `invalid_tool_calls` excepted). An accumulator
 runs nothing itself, though: beside the calls it exposes how the turn ended (`finish_reason`,
 `stop_reason`, `status`), so where the lab refuses a turn for its ending, a call runs only in a
@@ -67,6 +69,30 @@ def recordings() -> list[tuple[str, str, Records]]:
     """Every generated stream of a compared format: name, format, payloads (`[DONE]` a marker)."""
     streams = [(name, *read_stream(data.path("streams", name))) for name in stream_names()]
     return [(name, fmt, records) for name, fmt, records in streams if fmt in COMPARED]
+
+
+def sources() -> list[dict[str, Any]]:
+    """The real recordings' entries (data/recordings/SOURCES.json): file, repository, path,
+    commit, license, vendor, model, format, what the turn holds, where its meaning comes from."""
+    return cast(list[dict[str, Any]], data.load("recordings/SOURCES"))
+
+
+def real_recordings() -> list[tuple[str, str, Records]]:
+    """Every real recording of a compared format, named `recordings/<vendor>/<file>`."""
+    return [(f"recordings/{e['file']}", e["format"],
+             read_stream(data.path("recordings", e["file"]), e["format"])[1])
+            for e in sources() if e["format"] in COMPARED]
+
+
+def meant(entry: dict[str, Any]) -> Got:
+    """The calls a real recording's turn means, never from the lab: the source test's own
+    assertion where SOURCES.json has it, else the official SDK's accumulator (None when that
+    SDK is not installed, or what it raised)."""
+    if "calls" in entry["expected"]:
+        return [RunCall(c["id"], c["name"], c["arguments"]) for c in entry["expected"]["calls"]]
+    fmt, records = read_stream(data.path("recordings", entry["file"]), entry["format"])
+    got = others(records, fmt)["sdk"]
+    return list(got) if isinstance(got, list) else got
 
 
 def lab_calls(records: Records, fmt: str = "openai-chat") -> list[RunCall]:
@@ -144,6 +170,31 @@ def _json_object(text: Any) -> Any:
         return json.loads(text)
     except (TypeError, ValueError):
         return None
+
+
+def pydantic_ai_calls(sdk: Sequence[Any]) -> Returned:
+    """The tool calls of pydantic-ai's parts manager whose arguments parse as a JSON object (no
+    text is `{}`, as it reads it; its agent sends the others back to the model as a retry), fed
+    each SDK chunk's tool-call deltas as its OpenAI model feeds them (keyed by `index`); the
+    finish reason is the chunk's, which its model maps onto the response."""
+    from pydantic_ai._parts_manager import ModelResponsePartsManager
+    from pydantic_ai.messages import ToolCallPart
+    from pydantic_ai.models import ModelRequestParameters
+
+    parts = ModelResponsePartsManager(ModelRequestParameters())
+    finish = None
+    for chunk in sdk:
+        for choice in chunk.choices[:1]:
+            finish = choice.finish_reason or finish
+            for d in choice.delta.tool_calls or []:
+                parts.handle_tool_call_delta(vendor_part_id=d.index, tool_call_id=d.id,
+                                             tool_name=d.function and d.function.name,
+                                             args=d.function and d.function.arguments)
+    return Returned((RunCall(p.tool_call_id, p.tool_name, args) for p in parts.get_parts()
+                     if isinstance(p, ToolCallPart)
+                     and isinstance(args := p.args if isinstance(p.args, dict)
+                                    else _json_object(p.args or "{}"), dict)),
+                    "finish_reason", finish)
 
 
 def langchain_chunks(sdk: Sequence[Any]) -> list[Any]:
@@ -225,15 +276,18 @@ def others(records: Records, fmt: str) -> dict[str, Got]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         if fmt == "openai-responses":
-            return {"sdk": attempt(responses_sdk_calls, records), "langchain": None}
+            return {"sdk": attempt(responses_sdk_calls, records), "langchain": None,
+                    "pydantic_ai": None}
         if fmt == "anthropic":  # the anthropic SDK is in requirements.txt, not a package extra
             sdk = attempt(anthropic_sdk_calls, records) if find_spec("anthropic") else None
-            return {"sdk": sdk, "langchain": None}
+            return {"sdk": sdk, "langchain": None, "pydantic_ai": None}
         chunks = attempt(sdk_chunks, records)
         if isinstance(chunks, BaseException):
-            return {"sdk": chunks, "langchain": chunks}
+            return {"sdk": chunks, "langchain": chunks, "pydantic_ai": chunks}
         return {"sdk": attempt(sdk_calls, chunks),
-                "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks)}
+                "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks),
+                "pydantic_ai": attempt(pydantic_ai_calls, chunks)
+                if find_spec("pydantic_ai") else None}
 
 
 def describe(calls: list[RunCall], total: int) -> str:
@@ -243,23 +297,30 @@ def describe(calls: list[RunCall], total: int) -> str:
     return f"{len(calls)} of {total}" if len(calls) < total else f"all {total}"
 
 
+PEERS = ("sdk", "langchain_core", "pydantic_ai")  # the report's columns, as `others` names them
+_KEY = {"sdk": "sdk", "langchain_core": "langchain", "pydantic_ai": "pydantic_ai"}
+
+
 def comparison_report() -> Report:
-    """Per stream: what the lab runs, and whether the SDK and langchain-core give a client
-    just that (or the ending for which the lab refuses the turn)."""
+    """Per stream, the real recordings first: what the lab runs, and whether the official SDK,
+    langchain-core and pydantic-ai give a client just that (or the ending for which the lab
+    refuses the turn). The lab's calls of a real recording are held to what its provider meant
+    (tests/lab/test_real_recordings.py), of a generated one to what it was generated to mean."""
     rows = []
-    for name, fmt, records in recordings():
+    for name, fmt, records in [*real_recordings(), *recordings()]:
         d = diagnose(records, fmt)
         lab = lab_runs(d)
         got = others(records, fmt)
         rows.append({"stream": name, "group": shape_group(name),
                      "lab_runs": describe(lab, len(d.calls)),
-                     "sdk": verdict(got["sdk"], lab, d),
-                     "langchain_core": verdict(got["langchain"], lab, d)})
-    correct = {k: sum(r[k].startswith("correct") for r in rows)
-               for k in ("sdk", "langchain_core")}
-    compared = {k: sum(r[k] != "-" for r in rows) for k in ("sdk", "langchain_core")}
-    return Report("accumulators", {"streams": len(rows)},
+                     **{peer: verdict(got[_KEY[peer]], lab, d) for peer in PEERS}})
+    correct = {k: sum(r[k].startswith("correct") for r in rows) for k in PEERS}
+    compared = {k: sum(r[k] != "-" for r in rows) for k in PEERS}
+    real = sum(r["group"] == "real recording" for r in rows)
+    return Report("accumulators", {"streams": len(rows), "real": real},
                   {"correct": correct, "compared": compared}, rows,
                   [f"the official SDKs give a client exactly the lab's calls on {correct['sdk']} "
-                   f"of {compared['sdk']} streams, langchain-core on "
-                   f"{correct['langchain_core']} of {compared['langchain_core']}"])
+                   f"of {compared['sdk']} streams ({real} of them real recordings), "
+                   f"langchain-core on {correct['langchain_core']} of "
+                   f"{compared['langchain_core']}, pydantic-ai on {correct['pydantic_ai']} of "
+                   f"{compared['pydantic_ai']}"])

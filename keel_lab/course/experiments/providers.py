@@ -61,9 +61,12 @@ POLICIES = ("tolerated", "reported", "refused")
 
 
 def shape_group(name: str) -> str:
-    """The group of a recorded shape: what it bends; "ordinary" for the Chat Completions
-    streams as OpenAI documents them, "other formats" for the other four formats."""
+    """The group of a stream's shape: what it bends; "ordinary" for the Chat Completions
+    streams as OpenAI documents them, "other formats" for the other four formats, "real
+    recording" for a stream a provider sent (data/recordings/)."""
     folder, stem = name.split("/")[0], Path(name).stem
+    if folder == "recordings":
+        return "real recording"
     if folder == "openai-chat":
         return "ordinary"
     if folder not in QUIRK_FOLDERS:

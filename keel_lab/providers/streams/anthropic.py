@@ -72,7 +72,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 results[block.text("tool_use_id") or ""] = block_type
             elif block_type not in BLOCKS:
                 unknown.add(at)
-                unknown_type(diag, "block", block_type, where)
+                diag.unknown("block", block_type, where)
         elif kind == "content_block_delta":
             delta, at = r.obj("delta"), r.required_index("index")
             kind = delta.text("type") or ""
@@ -90,7 +90,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                     raise LabError(f"{where}: input_json_delta for block {at}, which is not a "
                                    "tool_use block (nor a server tool's)")
             elif kind not in DELTAS:
-                unknown_type(diag, "delta", kind, where)
+                diag.unknown("delta", kind, where)
         elif kind == "message_delta":
             reason = r.obj("delta").text("stop_reason")
             if reason and stream.ended is None:
@@ -101,7 +101,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         elif kind == "error":
             raise ConnectionError(f"the server sent an error: {preview(r.raw('error'))}")
         elif kind not in EVENTS and record_format(dict(r.value)) == "anthropic":
-            unknown_type(diag, "event", kind or "", where)
+            diag.unknown("event", kind or "", where)
         if index is not None and stream.ended:
             calls[index].late = late(where, stream.ended)
     for index, call in sorted(calls.items()):
@@ -143,12 +143,3 @@ def _provider_calls(provider: dict[int, tuple[str, WireCall]], results: dict[str
                   f"this turn (first: {shown(orphans[0])}): calls of an earlier turn (a paused "
                   "one resumed, or one that stopped for a client call first); nothing in them "
                   "runs here", "reported")
-
-
-def unknown_type(diag: Diagnostics, what: str, kind: str, where: str) -> None:
-    """A type the reader does not know (a block, delta, event or item): said once per kind of
-    thing, then skipped. Providers add types, and say so (Anthropic: code should handle unknown
-    event types gracefully): a new one must not make a whole turn unreadable."""
-    diag.note(None, None, f"unknown_{what}_type", f"{where}: {what} type {shown(kind)}, which "
-              f"this reader does not know (the first such {what}): skipped, it adds no call "
-              "and no text", "reported")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from keel_lab.core.streaming import Action, Notice
+from keel_lab.providers.fields import shown
 
 
 class Diagnostics:
@@ -22,3 +23,11 @@ class Diagnostics:
     def said(self) -> list[Notice]:
         said, self._unsaid = self._unsaid, []
         return said
+
+    def unknown(self, what: str, kind: str, where: str) -> None:
+        """A type the reader does not know (a block, delta, event or item): said once per kind of
+        thing, then skipped. Providers add types, and say so (Anthropic: code should handle
+        unknown event types gracefully): a new one must not make a whole turn unreadable."""
+        self.note(None, None, f"unknown_{what}_type", f"{where}: {what} type {shown(kind)}, "
+                  f"which this reader does not know (the first such {what}): skipped, it adds no "
+                  "call and no text", "reported")

@@ -37,7 +37,6 @@ from dataclasses import replace
 
 from keel_lab.core.streaming import ProviderCall, Refuse, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab.providers.fields import Fields, preview, shown, strict_dumps
-from keel_lab.providers.streams.anthropic import unknown_type
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
@@ -106,7 +105,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         elif kind == "error":  # a top-level code and message
             raise ConnectionError(f"the server reported an error: {preview(r.raw('message'))}")
         elif kind.startswith("response.") and kind.split(".")[1] not in FAMILIES:
-            unknown_type(diag, "event", kind, r.where)
+            diag.unknown("event", kind, r.where)
         if index is not None and stream.ended:
             calls[index].late = late(r.where, stream.ended)
     if finish is not None:
@@ -202,7 +201,7 @@ def _item(item: Fields, index: int, provider: dict[int, ProviderCall], results: 
                   f"it, but it is no function call, and the lab reads function calls only; it "
                   f"is answered with its own output item, not run here", "reported")
     elif kind not in OTHER_ITEMS:
-        unknown_type(diag, "item", kind, item.where)
+        diag.unknown("item", kind, item.where)
 
 
 def _owner(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> int | None:
