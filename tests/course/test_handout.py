@@ -303,7 +303,7 @@ def test_the_handout_names_nothing_of_keel_course(built):
     project = tomllib.loads(text)
     repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"] == {"keel-lab": "keel_lab.cli:main"}
-    assert set(project["project"]["optional-dependencies"]) == {"openai", "langchain"}
+    assert set(project["project"]["optional-dependencies"]) == {"openai", "langchain", "record"}
     assert project["tool"]["setuptools"]["packages"] == [
         p for p in repository["tool"]["setuptools"]["packages"] if p.startswith("keel_lab")]
     assert project["project"]["dependencies"] == repository["project"]["dependencies"]

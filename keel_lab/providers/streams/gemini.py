@@ -201,9 +201,11 @@ class _Turn:
                            "by name")
         signature = part.text("thoughtSignature")
         if signature:
+            shown_signature = (signature if len(signature) <= 80 else  # real ones: 1 KB and more
+                               f"{signature[:24]}... ({len(signature):,} characters)")
             self.diag.note(index, call_id, "thought_signature", f"this call's part carries the "
-                           f"thought signature {signature}; send it back unchanged on this "
-                           "call's part")
+                           f"thought signature {shown_signature}; send it back unchanged on "
+                           "this call's part")
         if self.stream.ended:
             call.late = late(part.where, self.stream.ended)
         return index, call
