@@ -16,25 +16,32 @@ that API reaches for:
 
 A key is read from the provider's usual environment variable and sent only in the header its
 provider reads; with `base_url` only from the variable the user names (a provider's key never
-goes to another host unasked). Every line this module says is scrubbed of the key.
+goes to another host unasked), and never when no header can carry it (a line break, a blank,
+a character that is not ASCII). No redirect is followed, for the same reason. Every line this
+module says is scrubbed of the key, in the forms a server may echo it in.
 
 Nothing half-written: the bytes go to a hidden file beside the output, renamed to it only when
 the stream ended whole (an older recording stays until then). A stream that breaks off after
-some bytes (a cut connection, a pause longer than the timeout, Ctrl-C, more than 32 MiB) is kept
-as `<out>.partial`, which `keel-lab assemble` reads: a cut stream is worth seeing.
+some bytes (a cut connection, a pause longer than the timeout, Ctrl-C, more than 32 MiB, more
+than `MAX_SECONDS` in all) is kept as `<out>.partial`, which `keel-lab assemble` reads: a cut
+stream is worth seeing.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
+import re
 import secrets
+import stat
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import Message, UserMessage
@@ -49,6 +56,7 @@ from keel_lab.providers.streams.records import MAX_BYTES
 from keel_lab.providers.switches import anthropic_request, openai_chat_request
 
 TIMEOUT = 60.0  # seconds to connect, and between two pieces of the answer
+MAX_SECONDS = 1800.0  # the longest one turn may take, however steadily its bytes trickle in
 SSE = "text/event-stream"
 NO_KEY = "none"  # what an SDK that insists on a key sends to a server that needs none
 ERROR_CHARS = 300  # of a provider's error message, on its one line
@@ -97,6 +105,7 @@ class Request:
     base_url: str
     key: str | None = field(repr=False)
     timeout: float = TIMEOUT
+    max_seconds: float = MAX_SECONDS
 
     @property
     def url(self) -> str:
@@ -108,9 +117,25 @@ class Request:
         return _BODIES[self.format](self.model, [UserMessage(self.prompt)], self.tools)
 
     def scrub(self, text: object) -> str:
-        """`text` safe to print: without the key, and without terminal escapes."""
+        """`text` safe to print: without the key, and without terminal escapes. A server may
+        echo the key in another form: split across lines or JSON-escaped, URL-encoded, or in
+        base64 (as an Authorization header is); each is masked too."""
         said = str(text)
-        return printable(said.replace(self.key, "***") if self.key else said)
+        return printable(_key_forms(self.key).sub("***", said) if self.key else said)
+
+
+def _key_forms(key: str) -> re.Pattern[str]:
+    """The key as a server may repeat it: its characters with blanks or backslashes between
+    them, URL-encoded, or the part of any base64 text that only the key determines (one for
+    each of base64's three alignments; none for a key too short to tell apart)."""
+    forms = [r"[\s\\]*".join(map(re.escape, key)), re.escape(quote(key, safe="")),
+             re.escape(quote_plus(key, safe=""))]
+    for pad in range(3):
+        whole = base64.b64encode(b"\0" * pad + key.encode()).decode()
+        core = whole[(pad * 4 + 2) // 3 + 1:-4]  # the characters no neighbour changes
+        if len(core) >= 8:
+            forms += [re.escape(core), re.escape(core.replace("+", "-").replace("/", "_"))]
+    return re.compile("|".join(forms))
 
 
 def plan(fmt: StreamFormat, tools: Toolset, prompt: str, *, model: str | None = None,
@@ -121,12 +146,29 @@ def plan(fmt: StreamFormat, tools: Toolset, prompt: str, *, model: str | None = 
     if base_url is not None and not base_url.startswith(("http://", "https://")):
         raise LabError(f"--base-url {printable(base_url)!r}: expected an http:// or https:// URL")
     names = (key_env,) if key_env else () if base_url else provider.keys
-    key = next((environ[n] for n in names if environ.get(n)), None)
+    name, key = next(((n, environ[n]) for n in names if environ.get(n)), ("", None))
     if names and key is None:
         raise LabError(f"record {fmt}: no key: set {' or '.join(names)}"
                        + ("" if key_env else " (or name another variable: --api-key-env NAME)"))
+    if key is not None and (bad := _HEADER_UNSAFE.search(key)):
+        # never sent: a line break would end the header early (h11 refuses it, and its error
+        # repeats the key); never shown either, only what is wrong and where
+        raise LabError(f"record {fmt}: the key in {name} has {_kind(bad[0])} at character "
+                       f"{bad.start() + 1} of {len(key)}: an HTTP header cannot carry it; "
+                       "a key is printable ASCII without spaces (how was the variable set?)")
     return Request(fmt, model or provider.model, tools, prompt,
                    (base_url or provider.url).rstrip("/"), key, timeout)
+
+
+_HEADER_UNSAFE = re.compile(r"[^\x21-\x7e]")  # a key is visible ASCII, blank-free
+
+
+def _kind(char: str) -> str:
+    if char in "\r\n":
+        return "a line break"
+    if char.isspace():
+        return "a blank"
+    return "a control character" if char.isascii() else "a character that is not ASCII"
 
 
 @dataclass(frozen=True)
@@ -156,7 +198,7 @@ def record(request: Request, out: Path, say: Callable[[str], None] | None = None
         if say is not None:
             say(request.scrub(text))
 
-    sink = _Sink(out)
+    sink = _Sink(out, request.max_seconds)
     try:
         tell(f"POST {request.url}")
         tell(json.dumps(request.body(), ensure_ascii=False))
@@ -171,6 +213,9 @@ def record(request: Request, out: Path, say: Callable[[str], None] | None = None
                                    f"{_one_line(first.decode('utf-8', 'replace'))!r}")
             for chunk in answer.iter_bytes():
                 sink.write(chunk, request.url)
+            if not sink.size:
+                raise RecordFailed(f"{request.url} answered HTTP {answer.status_code} with no "
+                                   "bytes: no stream came")
     except BaseException as exc:
         size, kept = sink.size, sink.discard()
         failure = exc if isinstance(exc, RecordFailed) else _failure(exc, request, size)
@@ -184,18 +229,23 @@ def record(request: Request, out: Path, say: Callable[[str], None] | None = None
 def _failure(exc: BaseException, request: Request, size: int) -> RecordFailed | None:
     """What went wrong on the wire, in one line, `size` bytes into the stream; None for an
     error that is not the network's. httpx and the SDKs' copy of it (httpx2) name their errors
-    alike: names are compared."""
-    if isinstance(exc, _Refused):
-        return RecordFailed(f"{request.url} refused the request: HTTP {exc.status}: "
-                            f"{_provider_message(exc.body)}"
-                            + (" (keel-lab sent no key: --api-key-env NAME sends one)"
-                               if exc.status in (401, 403) and request.key is None else ""))
-    where = f"the stream from {request.url}, after {size} bytes," if size else request.url
-    if isinstance(exc, KeyboardInterrupt):
-        return RecordFailed(f"{where}: interrupted")
+    alike: names are compared. An SDK may wrap what the status hook raised: the chain is read."""
     chain = [exc]
     while (inner := chain[-1].__cause__ or chain[-1].__context__) and len(chain) < 10:
         chain.append(inner)
+    refused = next((e for e in chain if isinstance(e, _Refused)), None)
+    if refused is not None and refused.location is not None:
+        return RecordFailed(f"{request.url} answered HTTP {refused.status}, a redirect to "
+                            f"{_one_line(refused.location)!r}: keel-lab follows none (the key "
+                            "and the prompt go only where --base-url says; give it that URL)")
+    if refused is not None:
+        return RecordFailed(f"{request.url} refused the request: HTTP {refused.status}: "
+                            f"{_provider_message(refused.body)}"
+                            + (" (keel-lab sent no key: --api-key-env NAME sends one)"
+                               if refused.status in (401, 403) and request.key is None else ""))
+    where = f"the stream from {request.url}, after {size} bytes," if size else request.url
+    if isinstance(exc, KeyboardInterrupt):
+        return RecordFailed(f"{where}: interrupted")
     names = {c.__name__ for e in chain for c in type(e).__mro__}
     detail = _one_line(next((str(e) for e in reversed(chain) if str(e)), type(exc).__name__))
     if names & {"TimeoutException", "APITimeoutError"}:
@@ -204,6 +254,9 @@ def _failure(exc: BaseException, request: Request, size: int) -> RecordFailed | 
     if names & {"TransportError", "APIConnectionError"}:
         return RecordFailed(f"{where} broke off: {detail}" if size else
                             f"cannot reach {where}: {detail}")
+    if "RequestError" in names:  # e.g. a body its Content-Encoding does not describe
+        return RecordFailed(f"the answer of {where.removeprefix('the stream from ')} cannot "
+                            f"be decoded: {detail}")
     return None
 
 
@@ -228,27 +281,38 @@ def _provider_message(body: bytes) -> str:
 
 
 class _Refused(Exception):
-    """An HTTP error status, with the body the provider sent."""
+    """An HTTP status that is no stream (an error, a redirect), with the start of its body."""
 
-    def __init__(self, status: int, body: bytes) -> None:
+    def __init__(self, status: int, body: bytes, location: str | None = None) -> None:
         super().__init__(status)
-        self.status, self.body = status, body
+        self.status, self.body, self.location = status, body, location
 
 
 class _Sink:
     """The recording as it comes: a hidden file beside `out`, made `out` only when whole."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, seconds: float) -> None:
         self.out, self.size = out, 0
-        self.temp = out.with_name(f".{out.name}.{secrets.token_hex(4)}.tmp")
-        if out.is_dir():
+        self.seconds, self.deadline = seconds, time.monotonic() + seconds
+        try:
+            mode = out.stat().st_mode
+        except OSError:
+            mode = stat.S_IFREG  # a new file (a missing folder is found when writing)
+        if stat.S_ISDIR(mode) or not out.name:
             raise LabError(f"cannot write {out}: it is a folder")
+        if not stat.S_ISREG(mode):  # renaming onto it would replace the device or FIFO itself
+            raise LabError(f"cannot write {out}: not a regular file (a device, FIFO or socket); "
+                           "record writes a file of its own")
+        self.temp = out.with_name(f".{out.name}.{secrets.token_hex(4)}.tmp")
         try:
             self.file: BinaryIO = self.temp.open("xb")
         except OSError as exc:
             raise LabError(f"cannot write {out}: {exc.strerror or exc}") from None
 
     def write(self, chunk: bytes, url: str) -> None:
+        if time.monotonic() > self.deadline:
+            raise RecordFailed(f"the stream from {url} still went on after "
+                               f"{self.seconds:g} s, too long for one turn")
         if self.size + len(chunk) > MAX_BYTES:
             self.file.write(chunk[:MAX_BYTES - self.size])
             self.size = MAX_BYTES
@@ -316,15 +380,41 @@ _BODIES: dict[StreamFormat, Callable[[str, list[Message], Toolset], dict[str, An
     "anthropic": _anthropic_body, "gemini": _gemini_body, "ollama": _ollama_body}
 
 
-# The clients, one per format: each yields the answer with its status checked.
+# The clients, one per format: each yields the answer with its status checked, by the hook
+# every client (httpx, and the SDKs' copy of it) calls before anything reads the body.
+
+def _status_hook(request: Request) -> Callable[[Any], None]:
+    """Raise `_Refused` for an answer that is not 2xx, with at most the first 64 KiB of its
+    body that came within the timeout: an SDK would read all of it, however long or slow. No
+    redirect is followed: the key and the prompt go only where the user said."""
+    def check(answer: Any) -> None:
+        if answer.status_code < 300:
+            return
+        try:
+            body = _head(answer.iter_bytes(), time.monotonic() + request.timeout)
+        except Exception:  # the body only words the error; the status is the error
+            body = b"(a body that cannot be read)"
+        finally:
+            answer.close()
+        redirect = answer.headers.get("location") if answer.status_code < 400 else None
+        raise _Refused(answer.status_code, body, redirect)
+
+    return check
+
+
+def _sdk_client(sdk: Any, request: Request) -> Any:
+    return sdk.DefaultHttpxClient(follow_redirects=False,
+                                  event_hooks={"response": [_status_hook(request)]})
+
 
 @contextlib.contextmanager
 def _openai(request: Request) -> Iterator[_Answer]:
     sdk = _import("openai", request.format)
     client = sdk.OpenAI(base_url=request.base_url, api_key=request.key or NO_KEY,
-                        timeout=request.timeout, max_retries=0)
+                        timeout=request.timeout, max_retries=0,
+                        http_client=_sdk_client(sdk, request))
     api = client.chat.completions if request.format == "openai-chat" else client.responses
-    with _sdk_status(sdk), api.with_streaming_response.create(**request.body()) as answer:
+    with client, api.with_streaming_response.create(**request.body()) as answer:
         yield answer
 
 
@@ -332,9 +422,9 @@ def _openai(request: Request) -> Iterator[_Answer]:
 def _anthropic_sdk(request: Request) -> Iterator[_Answer]:
     sdk = _import("anthropic", request.format)
     client = sdk.Anthropic(base_url=request.base_url, api_key=request.key or NO_KEY,
-                           timeout=request.timeout, max_retries=0)
-    with _sdk_status(sdk), client.messages.with_streaming_response.create(
-            **request.body()) as answer:
+                           timeout=request.timeout, max_retries=0,
+                           http_client=_sdk_client(sdk, request))
+    with client, client.messages.with_streaming_response.create(**request.body()) as answer:
         yield answer
 
 
@@ -347,28 +437,19 @@ def _http(request: Request) -> Iterator[_Answer]:
     elif request.key:  # an Ollama behind a proxy that asks for one (--api-key-env)
         headers["authorization"] = f"Bearer {request.key}"
     content = json.dumps(request.body()).encode()
-    with httpx.Client(timeout=request.timeout) as client, client.stream(
+    with httpx.Client(timeout=request.timeout, event_hooks={
+            "response": [_status_hook(request)]}) as client, client.stream(
             "POST", request.url, content=content, headers=headers) as answer:
-        if answer.status_code >= 400:
-            raise _Refused(answer.status_code, _head(answer.iter_bytes()))
         yield answer
 
 
-@contextlib.contextmanager
-def _sdk_status(sdk: Any) -> Iterator[None]:
-    """An SDK's error for an HTTP status as `_Refused` (the SDK has read its body)."""
-    try:
-        yield
-    except sdk.APIStatusError as exc:
-        raise _Refused(exc.status_code, exc.response.content) from None
-
-
-def _head(chunks: Iterator[bytes], limit: int = 64 * 1024) -> bytes:
-    """The first `limit` bytes of an error body: enough for its message, bounded."""
+def _head(chunks: Iterator[bytes], deadline: float, limit: int = 64 * 1024) -> bytes:
+    """The first `limit` bytes of an error body that came by `deadline`: enough for its
+    message, bounded in size and time."""
     got = b""
     for chunk in chunks:
         got += chunk
-        if len(got) >= limit:
+        if len(got) >= limit or time.monotonic() > deadline:
             break
     return got[:limit]
 

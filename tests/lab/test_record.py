@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from raw_http import read_request
 
 import keel_lab
 from keel_lab import incident_tools
@@ -163,17 +164,6 @@ def test_an_unreachable_port(tmp_path, capsys):
 
 # Servers that misbehave, each answering one request with fixed bytes.
 
-def _read_request(conn):
-    data = b""
-    while b"\r\n\r\n" not in data and (chunk := conn.recv(65536)):
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                   if line.lower().startswith(b"content-length:")), 0)
-    while len(body) < length and (chunk := conn.recv(65536)):
-        body += chunk
-
-
 @contextlib.contextmanager
 def canned(answer):
     """An HTTP server on 127.0.0.1 that reads one request and sends `answer`, then hangs up;
@@ -184,7 +174,7 @@ def canned(answer):
 
     def serve():
         with contextlib.suppress(OSError), listener.accept()[0] as conn:
-            _read_request(conn)
+            read_request(conn)
             if answer is None:
                 done.wait(10)
             else:

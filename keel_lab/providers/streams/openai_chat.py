@@ -267,28 +267,24 @@ def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
     """(provider index, argument text) when a chunk is the commonest one of a long turn: one
     more argument fragment of one call and nothing else - no id, name, text, finish reason or
     field the lab does not read, every value of exactly its type. Any other chunk is None and
-    is read field by field; this only spares the long tail of a turn that path's cost."""
-    choices = chunk.get("choices")
-    if type(choices) is not list or len(choices) != 1 or type(choices[0]) is not dict:
+    is read field by field; this only spares the long tail of a turn that path's cost. (Taking
+    one item out of a string or a one-key object, or a key out of a list, raises: the shapes
+    this accepts are one-item lists of objects.)"""
+    try:
+        (choice,) = chunk["choices"]
+        delta = choice["delta"]
+        (entry,) = delta["tool_calls"]
+        index, text = entry["index"], entry["function"]["arguments"]
+    except (KeyError, TypeError, ValueError):
         return None
-    choice = choices[0]
-    if (choice.get("finish_reason") is not None or choice.get("message") is not None
-            or type(choice.get("index", 0)) is not int or choice.get("index", 0) != 0):
+    if (type(text) is not str or not text or type(index) is not int
+            or not 0 <= index <= MAX_INDEX or not READ.issuperset(delta)
+            or delta.get("content") not in (None, "") or entry.get("id") is not None
+            or entry["function"].get("name") is not None
+            or choice.get("finish_reason") is not None or choice.get("message") is not None):
         return None
-    delta = choice.get("delta")
-    if (type(delta) is not dict or not READ.issuperset(delta)
-            or delta.get("content") not in (None, "")):
-        return None
-    entries = delta.get("tool_calls")
-    if type(entries) is not list or len(entries) != 1 or type(entries[0]) is not dict:
-        return None
-    entry = entries[0]
-    index, fn = entry.get("index"), entry.get("function")
-    if (type(index) is not int or not 0 <= index <= MAX_INDEX or entry.get("id") is not None
-            or type(fn) is not dict or fn.get("name") is not None):
-        return None
-    text = fn.get("arguments")
-    return (index, text) if type(text) is str and text else None
+    at = choice.get("index", 0)
+    return (index, text) if type(at) is int and at == 0 else None
 
 
 def _no_choices(r: Fields, diag: Diagnostics) -> None:
