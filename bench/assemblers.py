@@ -19,6 +19,7 @@ Run: .venv/bin/python bench/assemblers.py          (summary and speed, as README
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import sys
@@ -113,6 +114,7 @@ def best(fn: Callable[[Any], Any], data: Any, repeat: int) -> tuple[float, Any]:
     """The shortest CPU time of `repeat` runs (CPU time: other processes on the machine
     change it less than wall time), and the last result (or what it raised)."""
     times, result = [], None
+    gc.collect()  # what earlier measurements left is not this one's to collect
     for _ in range(repeat):
         start = time.process_time()
         result = attempt(fn, data)
@@ -170,18 +172,22 @@ def one_byte() -> dict[str, str]:
     out, lab_times = {}, {}
     for total in (150_000, 500_000, 1_000_000):
         records = synthetic(4, total // 4, interleave=True, size=1)
-        chunks = sdk_chunks(records)
-        messages = langchain_chunks(chunks)
-        t_lab, got = best(lab_calls, records, 3)
+        t_lab, got = best(lab_calls, records, 3)  # before the peers' millions of objects exist,
+        chunks = sdk_chunks(records)  # which each garbage collection would walk again
         t_pai, pai = best(pydantic_ai_calls, chunks, 3)
+        messages = langchain_chunks(chunks)
+        del chunks
         t_lc, lc = best(langchain_calls, messages, 3)
+        del messages
+        row = (f"4 interleaved calls, one-byte deltas, {total // 1000} KB ({len(records)} chunks)",
+               f"lab {t_lab:.2f} s; pydantic-ai's parts manager {t_pai:.2f} s "
+               f"({t_pai / t_lab:.1f}x); langchain-core's merge {t_lc:.2f} s ({t_lc / t_lab:.1f}x)")
+        print(*row, sep=": ", file=sys.stderr, flush=True)  # seen even if an assertion fails
         for label, result in (("pydantic-ai", pai), ("langchain-core", lc)):
             assert verdict(result, got).startswith("correct"), f"{total}: {label} differs"
         assert t_lab < min(t_pai, t_lc), f"{total}: the lab is behind ({t_lab:.2f} s)"
         lab_times[total] = t_lab
-        out[f"4 interleaved calls, one-byte deltas, {total // 1000} KB ({len(records)} chunks)"] = (
-            f"lab {t_lab:.2f} s; pydantic-ai's parts manager {t_pai:.2f} s ({t_pai / t_lab:.1f}x); "
-            f"langchain-core's merge {t_lc:.2f} s ({t_lc / t_lab:.1f}x)")
+        out[row[0]] = row[1]
     ratio = lab_times[1_000_000] / lab_times[500_000]
     assert ratio <= LINEAR_LIMIT, f"the lab is not linear on one-byte deltas: {ratio:.2f}"
     out["lab, one-byte deltas: 1 MB / 0.5 MB"] = f"{ratio:.2f} (2.0 = linear)"
