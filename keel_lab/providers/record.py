@@ -32,6 +32,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import operator
 import os
 import re
 import secrets
@@ -402,29 +403,24 @@ def _status_hook(request: Request) -> Callable[[Any], None]:
     return check
 
 
-def _sdk_client(sdk: Any, request: Request) -> Any:
-    return sdk.DefaultHttpxClient(follow_redirects=False,
-                                  event_hooks={"response": [_status_hook(request)]})
+# The official SDK of each format it serves: its module, client class, and the client's API.
+_SDKS = {"openai-chat": ("openai", "OpenAI", "chat.completions"),
+         "openai-responses": ("openai", "OpenAI", "responses"),
+         "anthropic": ("anthropic", "Anthropic", "messages")}
 
 
 @contextlib.contextmanager
-def _openai(request: Request) -> Iterator[_Answer]:
-    sdk = _import("openai", request.format)
-    client = sdk.OpenAI(base_url=request.base_url, api_key=request.key or NO_KEY,
-                        timeout=request.timeout, max_retries=0,
-                        http_client=_sdk_client(sdk, request))
-    api = client.chat.completions if request.format == "openai-chat" else client.responses
+def _sdk(request: Request) -> Iterator[_Answer]:
+    """The turn sent through the provider's official SDK, as a user of it would send it (no
+    retry, no redirect, the status checked by the shared hook)."""
+    module, client_class, api_path = _SDKS[request.format]
+    sdk = _import(module, request.format)
+    client = getattr(sdk, client_class)(
+        base_url=request.base_url, api_key=request.key or NO_KEY, timeout=request.timeout,
+        max_retries=0, http_client=sdk.DefaultHttpxClient(
+            follow_redirects=False, event_hooks={"response": [_status_hook(request)]}))
+    api = operator.attrgetter(api_path)(client)
     with client, api.with_streaming_response.create(**request.body()) as answer:
-        yield answer
-
-
-@contextlib.contextmanager
-def _anthropic_sdk(request: Request) -> Iterator[_Answer]:
-    sdk = _import("anthropic", request.format)
-    client = sdk.Anthropic(base_url=request.base_url, api_key=request.key or NO_KEY,
-                           timeout=request.timeout, max_retries=0,
-                           http_client=_sdk_client(sdk, request))
-    with client, client.messages.with_streaming_response.create(**request.body()) as answer:
         yield answer
 
 
@@ -462,5 +458,5 @@ def _import(name: str, fmt: str) -> Any:
 
 
 _OPENERS: dict[StreamFormat, Callable[[Request], contextlib.AbstractContextManager[_Answer]]] = {
-    "openai-chat": _openai, "openai-responses": _openai, "anthropic": _anthropic_sdk,
+    "openai-chat": _sdk, "openai-responses": _sdk, "anthropic": _sdk,
     "gemini": _http, "ollama": _http}
