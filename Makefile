@@ -3,7 +3,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-ROOT_FLAG := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 # JupyterHub's proxy for `make classroom`, from npm (see the classroom targets below)
 PROXY := build/classroom/node/node_modules/.bin/configurable-http-proxy
 # The learner's own copy of the learner edition (git-ignored): `make lab`, `make check` and
@@ -28,11 +27,12 @@ install: $(STAMP)
 
 # JupyterLab on the learner's copy, workspace/: made from notebooks/ on first use, and after
 # that only what it lacks is added (a new chapter after `git pull`); their answers stay as they are.
-# `make lab LANGUAGE=zh` adds the Chinese edition, workspace/zh/.
+# `make lab LANGUAGE=zh` adds the Chinese edition, workspace/zh/. keel_course/lab.py starts the
+# learner's JupyterLab on 127.0.0.1: nbgrader's menus and panels (the instructor's, in the same
+# venv) and the news question left out for this server only; it says how to open and stop it.
 lab: $(STAMP)
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE)
-	@echo "Opening JupyterLab on $(WORKSPACE)/ - open the http://127.0.0.1 URL printed below; Ctrl-C twice stops it."
-	$(BIN)/jupyter lab --notebook-dir=$(WORKSPACE) --no-browser --ip=127.0.0.1 $(ROOT_FLAG)
+	$(BIN)/python -m keel_course.lab $(WORKSPACE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py
@@ -58,8 +58,11 @@ bubblewrap:
 	    echo "make: bubblewrap is not installed: grading and the class server run unconfined"
 
 # For learners: which exercises of their copy, workspace/ (made first if missing), pass. A check
-# cell fails by raising; tracebacks and nbval's reports are left out (--tb=no -rN), the last lines
-# are one per exercise; the progress file, .keel-progress.json, is kept beside the notebooks.
+# cell fails by raising; tracebacks and nbval's reports are left out (--tb=no -rN), and so is
+# pytest's count of cells (-qq): notebooks/conftest.py ends with one line per exercise, cut to the
+# terminal, and one of totals in exercises; a notebook that cannot be read is one line, and the
+# others are still checked (--continue-on-collection-errors); the progress file,
+# .keel-progress.json, is kept beside the notebooks (its table: `keel-lab progress`).
 # `make check LANGUAGE=zh` checks the Chinese edition, workspace/zh/, and says it all in Chinese
 # (the default is KEEL_LAB_LANG's language, else en; gettext's own LANGUAGE variable, which many
 # desktops set in the environment, is not read).
@@ -71,7 +74,7 @@ LEARNER := $(if $(filter en,$(LANGUAGE)),$(WORKSPACE),$(WORKSPACE)/$(LANGUAGE))
 check: $(STAMP)
 	@[ -f $(EDITION)/01_history.ipynb ] || { echo "make check: LANGUAGE=$(LANGUAGE) has no learner edition in $(EDITION)/ (en or zh)" >&2; exit 2; }
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE) --quiet
-	KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env -p no:cacheprovider --tb=no -rN $(LEARNER)/*.ipynb
+	@KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env --continue-on-collection-errors -p no:cacheprovider --tb=no -rN -qq $(LEARNER)/*.ipynb
 
 # For learners: one chapter of workspace/ back to its start, `make restore CHAPTER=04` (its number,
 # 04a for the deeper notebook beside it, or a part of its file name; LANGUAGE=zh: workspace/zh/).

@@ -17,6 +17,7 @@ import classroom_hub
 import course
 import grading
 import import_time
+import live_sliders
 import sliders
 import virtual_clock
 
@@ -24,8 +25,8 @@ import virtual_clock
 def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}\n")
     print("| measurement | result |\n|---|---|")
-    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, course, grading,
-                  classroom_hub):
+    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, live_sliders, course,
+                  grading, classroom_hub):
         for k, v in bench.main().items():
             print(f"| {k} | {v} |")
 

@@ -9,16 +9,16 @@ import importlib.util
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
+import urllib.error
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import ModuleType
 
+import browser  # the learner's JupyterLab started as test_live_lab.py starts it
 import pytest
 import test_notebooks  # the learner edition's sync check, called as `make test` runs it
 
@@ -313,43 +313,40 @@ def test_make_lab_opens_jupyterlab_on_the_learners_copy():
     lines = make_n("lab")
     assert lines[0] == (".venv/bin/python -m keel_course.workspace prepare notebooks "
                         "workspace --language en")
-    assert lines[-1].startswith(".venv/bin/jupyter lab --notebook-dir=workspace --no-browser "
-                                "--ip=127.0.0.1")
+    assert lines[-1] == ".venv/bin/python -m keel_course.lab workspace"
     assert make_n("lab", "LANGUAGE=zh")[0].endswith(" prepare notebooks workspace --language zh")
 
 
 @pytest.mark.slow
-def test_make_labs_jupyterlab_really_serves_the_learners_copy(tmp_path):
+def test_make_labs_jupyterlab_really_serves_the_learners_copy_without_nbgrader(tmp_path):
     """`jupyter lab workspace` would run JupyterLab's own `workspace` subcommand: the command
-    `make lab` runs is started for real, and must serve the learner's folder."""
+    `make lab` runs is started for real, and must serve the learner's folder; nbgrader is
+    installed in the same venv for instructors, and the learner's server loads none of it: its
+    page disables nbgrader's lab extension and the news question, its log has no NbGrader line,
+    and nbgrader's pages are not found."""
     (tmp_path / "workspace").mkdir()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     command = make_n("lab")[-1].split()
     command[0] = str(ROOT / command[0])
-    log = tmp_path / "lab.log"
-    with log.open("w") as out:
-        lab = subprocess.Popen([*command, f"--port={port}", "--port-retries=0"], cwd=tmp_path,
-                               stdout=out, stderr=subprocess.STDOUT)
-        try:
-            deadline = time.monotonic() + 90
-            while "is running at" not in log.read_text() and lab.poll() is None \
-                    and time.monotonic() < deadline:
-                time.sleep(0.5)
-        finally:
-            lab.terminate()
-            lab.wait(timeout=30)
-    text = log.read_text()
+    with browser.running_lab(tmp_path / "workspace", tmp_path, command) as lab:
+        config = browser.page_config(lab.get(f"lab?token={lab.token}"))
+        with pytest.raises(urllib.error.HTTPError, match="404"):
+            lab.get("formgrader")
+    text = lab.log.read_text()
+    assert text.startswith("JupyterLab on workspace/: open the http://127.0.0.1 URL it prints "
+                           "below. Ctrl-C twice stops it"), text
     assert f"Serving notebooks from local directory: {tmp_path / 'workspace'}" in text, text
+    assert "nbgrader" not in text.casefold(), text
+    assert "@jupyter/nbgrader" in config["disabledExtensions"]
+    assert "@jupyterlab/apputils-extension:announcements" in config["disabledExtensions"]
+    assert config["news"] == {"disabled": True}
 
 
 def test_make_check_prepares_the_copy_then_checks_it():
     lines = make_n("check")
     assert lines[-2] == (".venv/bin/python -m keel_course.workspace prepare notebooks "
                          "workspace --language en --quiet")
-    assert lines[-1].endswith(" -rN workspace/*.ipynb")
-    assert make_n("check", "LANGUAGE=zh")[-1].endswith(" -rN workspace/zh/*.ipynb")
+    assert lines[-1].endswith(" -rN -qq workspace/*.ipynb")
+    assert make_n("check", "LANGUAGE=zh")[-1].endswith(" -rN -qq workspace/zh/*.ipynb")
 
 
 def test_make_restore_restores_through_the_module():
