@@ -12,6 +12,8 @@ import contextlib
 import json
 import os
 import sys
+import textwrap
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -49,77 +51,175 @@ def format_name(prog: str) -> Callable[[str], str]:
     return parse
 
 
+def here(path: Path) -> str:
+    """`path` as typed from the working folder: relative when it is below it."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+def command() -> str:
+    """How to type `keel-lab` here: the script beside this Python (`.venv/bin/keel-lab` from the
+    checkout), so an example works without an activated environment."""
+    return here(Path(sys.executable).parent / "keel-lab")
+
+
+def _examples(*lines: tuple[str, str]) -> str:
+    """A help's closing examples: each command line (`keel-lab` and the samples shipped with the
+    package, as typed from here) with what it shows."""
+    from keel_lab.course.data import root
+
+    def sample(word: str) -> str:
+        return here(root() / word[1:]) if word.startswith("@") else word
+
+    return "examples:\n" + "\n".join(
+        f"  {' '.join([command(), *map(sample, line.split())])}\n      {what}"
+        for line, what in lines)
+
+
+def _text(text: str) -> str:
+    """A description for the raw formatter (which keeps the examples' lines): each line of
+    `text` filled to a terminal's 79 columns."""
+    return "\n".join(textwrap.fill(line, 79) for line in text.split("\n"))
+
+
+def _formats(formats: Sequence[str]) -> str:
+    return ", ".join(formats)
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="keel-lab", description=__doc__)
-    sub = p.add_subparsers(dest="command", required=True)
-    e = sub.add_parser("experiments", help="run one or all experiments",
-                       description="Run the lab's experiments offline and deterministically.",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog="experiments:\n" + "\n".join(
-                           f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()))
+    raw = argparse.RawDescriptionHelpFormatter
+    doc = "\n\n".join(" ".join(part.split()) for part in (__doc__ or "").split("\n\n"))
+    p = argparse.ArgumentParser(
+        prog="keel-lab", description=_text(doc), formatter_class=raw,
+        epilog="Each command's own help (keel-lab COMMAND -h) ends with examples.\n\n" + _examples(
+            ("experiments pairing --trials 200", "one experiment, as a table"),
+            ("assemble @streams/quirks/duplicate_id.sse", "a refused turn, call by call"),
+            ("validate @histories/openai-chat/missing_result.json", "a call without a result"),
+            ("progress", "the exercises you have passed")))
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    e = sub.add_parser(
+        "experiments", help="run one or all experiments", formatter_class=raw,
+        description=_text("Run the lab's experiments offline and deterministically: the same "
+                    "options give the same tables.\nExit 0; 2 when --out cannot be written."),
+        epilog="experiments:\n" + "\n".join(
+            f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()) + "\n\n" + _examples(
+            ("experiments pairing --trials 200", "mismatched results per pairing strategy"),
+            ("experiments calls --trials 100 --calls 4 --json", "the result as one JSON object"),
+            ("experiments spread --trials 50 --out build/plots",
+             "the table, and build/plots/spread.png")))
     e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
                    metavar="NAME", help="an experiment (default: all); see the list below")
-    e.add_argument("--trials", type=bounded(1, 1_000_000), default=1000,
-                   help="randomised trials per point (default 1000)")
-    e.add_argument("--calls", type=bounded(1, 10), default=3,
-                   help="tool calls in one turn (default 3)")
-    e.add_argument("--seed", type=bounded(0, 2**63), default=0, help="random seed")
-    e.add_argument("--out", type=Path, help="write a PNG plot per experiment into DIR")
-    e.add_argument("--json", action="store_true", help="one JSON object per experiment")
+    e.add_argument("--trials", type=bounded(1, 1_000_000), default=1000, metavar="N",
+                   help="randomised trials per point, 1 to 1000000 (default 1000)")
+    e.add_argument("--calls", type=bounded(1, 10), default=3, metavar="N",
+                   help="tool calls in one turn, 1 to 10 (default 3)")
+    e.add_argument("--seed", type=bounded(0, 2**63), default=0, metavar="N",
+                   help="random seed: the same seed, the same results (default 0)")
+    e.add_argument("--out", type=Path, metavar="DIR",
+                   help="also write a PNG plot per experiment into DIR (made if missing)")
+    e.add_argument("--json", action="store_true",
+                   help="one JSON object per experiment instead of its table")
 
-    for name, formats, what, told, summary, description in (
+    for name, formats, what, told, summary, description, examples in (
             ("assemble", STREAM_FORMATS, "stream", "payloads",
              "assemble a recorded stream and diagnose each call",
              "Assemble a provider's recorded stream (SSE text or JSON lines) and say, call by "
-             "call, whether it may run. Exit 0 when every call is executable, 1 when any is not "
-             "(or the stream never finished), 2 when the file cannot be read as a stream of its "
-             "format; 141 when the output pipe closed."),
+             "call, whether it may run; what the stream did that the format does not promise "
+             "(a quirk) is listed below the table, each once, and the table's error column "
+             "names it.\nExit 0 when every call is executable, 1 when any is not (or the "
+             "stream never finished), 2 when the file cannot be read as a stream of its "
+             "format; 141 when the output pipe closed.",
+             (("assemble @streams/openai-chat/parallel_calls.sse",
+               "two calls, both may run: exit 0"),
+              ("assemble @streams/quirks/duplicate_id.sse",
+               "two calls with one id: the turn is refused, exit 1"),
+              ("assemble @recordings/anthropic/tool_no_arguments.jsonl --json",
+               "a real recording, as one JSON object"))),
             ("validate", HISTORY_FORMATS, "conversation", "messages",
              "check a conversation's tool-call pairing",
-             "Check a conversation (a JSON list of messages, or a request body with 'messages') "
-             "the way the provider would. Exit 0 valid, 1 invalid, 2 unreadable.")):
-        r = sub.add_parser(name, help=summary, description=description)
-        r.add_argument("file", type=Path)
+             "Check a conversation (a JSON list of messages, or a request body with "
+             "'messages', 'contents' or 'input') the way the provider would: every call "
+             "answered once, right after it. Each problem is one line, in the provider's "
+             "words where the lab knows them.\nExit 0 valid, 1 invalid, 2 unreadable.",
+             (("validate @histories/openai-chat/valid.json", "every call answered: exit 0"),
+              ("validate @histories/anthropic/missing_result.json",
+               "a call without its result: Anthropic's error, exit 1"),
+              ("validate @histories/gemini/duplicate_result.json --json",
+               "a call answered twice, as one JSON object")))):
+        r = sub.add_parser(name, help=summary, description=_text(description),
+                           formatter_class=raw,
+                           epilog=_examples(*examples))
+        r.add_argument("file", type=Path, metavar="FILE",
+                       help=f"the {what} file to read (samples: {here(_samples(name))})")
         r.add_argument("--format", default="auto", type=format_name(p.prog),
-                       choices=["auto", *formats],
-                       help=f"the {what}'s format (default: auto, told from its {told})")
-        r.add_argument("--json", action="store_true", help="one JSON object")
+                       choices=["auto", *formats], metavar="FORMAT",
+                       help=f"the {what}'s format: {_formats(formats)}, or auto (the default: "
+                            f"told from its {told}); openai is read as openai-chat")
+        r.add_argument("--json", action="store_true",
+                       help="the result as one JSON object instead of text")
 
-    g = sub.add_parser("progress", help="which exercises you have passed",
-                       description="Show the exercises passed so far, as kept in "
-                                   ".keel-progress.json beside the notebooks by every check "
-                                   "and by `make check`. Exit 0 when every exercise has passed, "
-                                   "1 when some have not yet, 2 when the file cannot be read.")
+    g = sub.add_parser(
+        "progress", help="which exercises you have passed", formatter_class=raw,
+        description=_text("Show the exercises passed so far, as kept in .keel-progress.json beside "
+                    "the notebooks by every check and by `make check`.\nExit 0 when every "
+                    "exercise has passed, 1 when some have not yet, 2 when the file cannot be "
+                    "read."),
+        epilog=_examples(("progress", "from the course's folder: your copy's, workspace/"),
+                         ("progress workspace/zh --json", "the Chinese edition's, as JSON")))
     g.add_argument("where", nargs="?", type=Path, metavar="DIR",
-                   help="the notebooks' folder, or the progress file (default: this folder)")
-    g.add_argument("--json", action="store_true", help="the file's content, checked")
+                   help="the notebooks' folder, or the progress file itself (default: the file "
+                        "KEEL_PROGRESS names, else this folder's, else - from the course's "
+                        "folder - workspace/'s)")
+    g.add_argument("--json", action="store_true", help="the file's content, checked, as JSON")
 
     c = sub.add_parser(
         "record", help="record one real turn of a provider, then assemble it",
-        description="Send one turn with the lab's incident tools to a real provider (or a local "
+        formatter_class=raw,
+        description=_text(
+                    "Send one turn with the lab's incident tools to a real provider (or a local "
                     "server), save its stream byte for byte to FILE and assemble it. The only "
                     "command that reaches the network. Keys come from OPENAI_API_KEY, "
                     "ANTHROPIC_API_KEY, GOOGLE_API_KEY or GEMINI_API_KEY (none for ollama); "
-                    "with --base-url only from --api-key-env. Exit 0, 1 and 2 as `assemble` on "
-                    "the recording (2 also when nothing was sent: no key, FILE unwritable), 69 "
-                    "when no whole stream came back (refused, unreachable, timed out, not a "
-                    "stream, cut off: bytes that came are kept in FILE.partial).")
+                    "with --base-url only from --api-key-env.\nExit 0, 1 and 2 as `assemble` "
+                    "on the recording (2 also when nothing was sent: no key, FILE unwritable), "
+                    "69 when no whole stream came back (refused, unreachable, timed out, not a "
+                    "stream, cut off: bytes that came are kept in FILE.partial)."),
+        epilog=_examples(("record openai-chat my_turn.sse", "needs OPENAI_API_KEY"),
+                         ("record ollama qwen3_turn.jsonl --model qwen3:8b",
+                          "a local Ollama, no key"),
+                         ("record openai-chat vllm_turn.sse --base-url "
+                          "http://localhost:8000/v1 --api-key-env VLLM_KEY",
+                          "any server speaking the format, its key from VLLM_KEY")))
     c.add_argument("format", type=format_name(p.prog), choices=STREAM_FORMATS, metavar="FORMAT",
-                   help="the provider's API: " + ", ".join(STREAM_FORMATS))
-    c.add_argument("file", type=Path, help="where the stream goes (replaced only when whole)")
-    c.add_argument("--model", help="the model (default: one per provider, printed)")
-    c.add_argument("--prompt", default=PROMPT, help="the user's turn (default: %(default)r)")
+                   help="the provider's API: " + _formats(STREAM_FORMATS))
+    c.add_argument("file", type=Path, metavar="FILE",
+                   help="where the stream goes (replaced only when whole)")
+    c.add_argument("--model", metavar="NAME",
+                   help="the model (default: one per provider, printed)")
+    c.add_argument("--prompt", default=PROMPT, metavar="TEXT",
+                   help="the user's turn (default: %(default)r)")
     c.add_argument("--base-url", metavar="URL",
                    help="another server speaking the format (vLLM, LM Studio, OpenRouter, Groq, "
                         "a remote Ollama), as its SDK takes it: OpenAI's with /v1")
-    c.add_argument("--api-key-env", metavar="NAME", help="the environment variable with the key")
+    c.add_argument("--api-key-env", metavar="NAME",
+                   help="the environment variable holding the key (with --base-url)")
     c.add_argument("--timeout", type=bounded(1, 3600), default=60, metavar="SECONDS",
-                   help="to connect, and between two pieces of the stream (default 60)")
+                   help="to connect, and between two pieces of the stream, 1 to 3600 "
+                        "(default 60)")
     c.add_argument("--json", action="store_true", help="the assembly as one JSON object")
     c.add_argument("--verbose", action="store_true",
                    help="the request's URL and body and the answer's type, on stderr")
 
     return p
+
+
+def _samples(command: str) -> Path:
+    """The folder of samples a command's FILE may be."""
+    from keel_lab.course.data import root
+
+    return root() / ("streams" if command == "assemble" else "histories")
 
 
 WIDTH = 100  # the widest line of a table the CLI prints
@@ -281,8 +381,9 @@ def _validate(args: argparse.Namespace) -> int:
     else:
         print(printable(f"{args.file}: {fmt} conversation, ") + (
             "valid" if not problems else f"{len(problems)} problem(s)"))
-        for p in problems:  # ids come from the file: escape what a terminal would obey
-            print(f"- {printable(p.message)}")
+        said = Counter(p.message for p in problems)  # the same text at two places: once
+        for message, times in said.items():  # ids come from the file: escape what a terminal
+            print(f"- {printable(message)}" + (f" ({times} times)" if times > 1 else ""))
     return 1 if problems else 0
 
 

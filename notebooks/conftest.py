@@ -1,39 +1,50 @@
-"""`pytest --nbval-lax` on the chapters ends with one plain line per exercise:
+"""`pytest --nbval-lax` on the chapters ends with one line per exercise, then one of totals:
 
-    notebooks/01_history.ipynb, cell 23 (Exercise 1 - answer every call): answer_all: PASSED
-    notebooks/02_pairing.ipynb, cell 20 (Exercise 2 - ...): pair_results: NOT YET - <hint>
+    01_history  accumulate  passed
+    02_pairing  pair_results  not yet  run 0 (calls ...): the results are paired by position ...
+    1 of 2 exercises pass; every exercise, with its last hint: .venv/bin/keel-lab progress workspace
 
-A cell is named as a learner finds it in JupyterLab: its position from the top of the notebook,
-counting from 1 and counting markdown cells too (nbval's own `Cell 14` counts code cells only,
-from 0), and the heading above it, the one JupyterLab's table of contents lists. The hint is the
-first line of what the check cell raised (`ExerciseNotPassed` carries the check's hints).
+counted in exercises, not in cells as pytest counts (its own count, made for cells, is hidden by
+`make check`'s `-qq`). Each exercise line is cut to the terminal's width (measured in display
+cells: a Chinese character takes two, as `wcwidth` counts them), so a long hint never wraps into
+a wall of text; its whole text stays in the progress file. Nothing here prints a colour code
+when the output is not a terminal, nbval's failure reports included (they carry the kernel's
+coloured traceback), so the single-notebook command can be piped into a file.
 
-Before those lines comes the learner's progress over the whole course: this run's verdicts are
-recorded in `.keel-progress.json` beside the notebooks (`keel_lab.course.progress`), so a run of
-one chapter still shows the others. Only the learner edition is recorded: a solution notebook
-(its check cells keep `# NBVAL_CHECK_OUTPUT`) is the course under test, not a learner. The
-kernels record nothing themselves (`KEEL_PROGRESS=off`): this file does it once per run.
+This run's verdicts are recorded in `.keel-progress.json` beside the notebooks
+(`keel_lab.course.progress`), so `keel-lab progress` shows the whole course, a run of one chapter
+too; its table is shown there and only there. Only the learner edition is recorded: a solution
+notebook (its check cells keep `# NBVAL_CHECK_OUTPUT`) is the course under test, not a learner.
+The kernels record nothing themselves (`KEEL_PROGRESS=off`): this file does it once per run.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from wcwidth import wcwidth
 
+from keel_lab.cli import command, here
 from keel_lab.core.errors import LabError
+from keel_lab.core.tables import printable
 from keel_lab.course import progress
 from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
 from keel_lab.course.i18n import _
 
+PIPED_WIDTH = 100  # the width of a line when the output is not a terminal (a file, a pipe)
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's colour and cursor codes
+
 _exercise_of: dict[str, str] = {}
-_outcome: dict[str, str] = {}
 _learner: set[str] = set()  # check cells of the learner edition, whose verdicts are recorded
-# folder -> exercise -> (exercise, passed, first hint): this run's verdicts, the last per exercise
-_verdicts: dict[Path, dict[str, tuple[str, bool, str | None]]] = {}
+# (notebook, exercise) -> (passed, first hint): this run's verdicts, the last per exercise
+_verdicts: dict[tuple[Path, str], tuple[bool, str | None]] = {}
+_recorded: dict[Path, dict[str, tuple[str, bool, str | None]]] = {}  # the learner edition's
 _switch = os.environ.get(progress.SWITCH)  # the learner's own setting, read before ours
 
 
@@ -41,21 +52,12 @@ def pytest_configure(config: Any) -> None:
     os.environ[progress.SWITCH] = "off"  # kernels start after this: they record nothing
 
 
-def _where(item: Any) -> str:
-    """'cell 23 (Exercise 1 - answer every call)': position from 1 and the heading above it."""
-    cells = item.parent.nb.cells
-    n = next(i for i, c in enumerate(cells) if c is item.cell)
-    heading = next((source(c).lstrip("#").splitlines()[0].strip() for c in cells[n::-1]
-                    if c.cell_type == "markdown" and source(c).startswith("#")), "")
-    return _("cell {n}").format(n=n + 1) + (f" ({heading})" if heading else "")
-
-
 def _first_hint(item: Any) -> str:
     """The first line of the error the cell raised, as the kernel reported it."""
     errors = [o for o in item.test_outputs or [] if o.get("output_type") == "error"]
     if not errors:
         return _("the cell did not run to its end")
-    ename, evalue = errors[-1]["ename"], str(errors[-1]["evalue"])
+    ename, evalue = errors[-1]["ename"], ANSI.sub("", str(errors[-1]["evalue"]))
     first = evalue.splitlines()[0] if evalue else ""
     return first if ename == "ExerciseNotPassed" else f"{ename}: {first}"
 
@@ -77,40 +79,99 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: Any, call: Any) -> Generator[None, Any, Any]:
     report = yield
+    if isinstance(report.longrepr, str) and not _terminal(item.config):
+        report.longrepr = ANSI.sub("", report.longrepr)  # nbval colours its reports regardless
     name = _exercise_of.get(item.nodeid)
     if name and (call.when == "call" or report.failed):
-        file = item.nodeid.split("::")[0]
         hint = None if report.passed else _first_hint(item)
-        _outcome[item.nodeid] = f"{file}, {_where(item)}: {name}: " + (
-            _("PASSED") if hint is None else _("NOT YET - {hint}").format(hint=hint))
+        _verdicts[(Path(item.path), name)] = (report.passed, hint)
         if item.nodeid in _learner:
-            _verdicts.setdefault(Path(item.path).parent, {})[name] = (name, hint is None, hint)
+            _recorded.setdefault(Path(item.path).parent, {})[name] = (name, report.passed, hint)
     return report
 
 
-def _record(folder: Path, verdicts: list[tuple[str, bool, str | None]]) -> str:
-    """Record this run's verdicts in the folder's progress file; the course's progress as a
-    table, or the one line saying why it could not be kept."""
+def _terminal(config: Any) -> bool:
+    """Whether pytest writes to a terminal that shows colours (its own decision, `--color`)."""
+    return bool(config.get_terminal_writer().hasmarkup)
+
+
+def width_of(text: str) -> int:
+    """The cells `text` takes on a terminal: two for a Chinese character, none for a combining
+    mark."""
+    return sum(max(wcwidth(c), 0) for c in text)
+
+
+def cut(text: str, width: int) -> str:
+    """`text` whole when it fits in `width` cells, else its start and "..." in exactly that."""
+    if width_of(text) <= width:
+        return text
+    kept, used = [], 0
+    for c in text:
+        used += max(wcwidth(c), 0)
+        if used > width - 3:
+            break
+        kept.append(c)
+    return "".join(kept) + "..."
+
+
+def _pad(text: str, width: int) -> str:
+    return text + " " * (width - width_of(text))
+
+
+def exercise_lines(verdicts: dict[tuple[Path, str], tuple[bool, str | None]],
+                   width: int) -> list[str]:
+    """One line per exercise: chapter (its notebook, below the notebooks' common folder),
+    exercise, verdict and the first hint, aligned, each cut to `width` cells."""
+    base = Path(os.path.commonpath([path.parent for path, _name in verdicts]))
+    rows = [(printable(path.relative_to(base).with_suffix("")), name,
+             _("passed") if passed else _("not yet"), printable(hint or ""))
+            for (path, name), (passed, hint) in verdicts.items()]
+    widths = [max(width_of(row[n]) for row in rows) for n in range(3)]
+    return [cut("  ".join([*(_pad(v, w) for v, w in zip(row[:3], widths, strict=True)),
+                           row[3]]).rstrip(), width) for row in rows]
+
+
+def totals_line(verdicts: dict[tuple[Path, str], tuple[bool, str | None]]) -> str:
+    """The run's verdicts counted in exercises, and the command that shows every exercise."""
+    passed = sum(ok for ok, _hint in verdicts.values())
+    folders = sorted({path.parent for path, _name in verdicts} - {Path.cwd()})
+    shows = " ".join([command(), "progress", *map(here, folders)])
+    return _("{n} of {total} exercises pass; every exercise, with its last hint: "
+             "{command}").format(n=passed, total=len(verdicts), command=shows)
+
+
+def _record(folder: Path, verdicts: list[tuple[str, bool, str | None]]) -> str | None:
+    """Record this run's verdicts in the folder's progress file; None when kept, else the one
+    line saying why they could not be."""
     path = progress.location(folder, _switch)
     if path is None:
         return _("progress not recorded ({setting})").format(setting=f"{progress.SWITCH}={_switch}")
     try:
-        return progress.add(path, verdicts).table()
+        progress.add(path, verdicts)
     except LabError as exc:
         return _("progress not recorded: {problem}").format(problem=exc)
     except OSError as exc:
         return _("progress not recorded: {problem}").format(
             problem=f"{exc.filename or path}: {exc.strerror or exc}")
+    return None
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_terminal_summary(terminalreporter: Any) -> Generator[None, None, None]:
-    yield  # after pytest's own summary: these lines end the report
-    for folder, verdicts in _verdicts.items():
-        terminalreporter.write_sep("=", _("your progress"))
-        for line in _record(folder, list(verdicts.values())).splitlines():
-            terminalreporter.write_line(line)
-    if _outcome:
-        terminalreporter.write_sep("=", _("exercises"))
-        for line in _outcome.values():
-            terminalreporter.write_line(line)
+    yield  # after pytest's own summary (its failures, its short summary): these lines end it
+    for report in terminalreporter.stats.get("error", []):  # a notebook that cannot be read
+        if report.when == "collect":
+            why = ANSI.sub("", str(report.longrepr)).strip().splitlines() or [""]
+            terminalreporter.write_line(printable(_("{file}: not checked: {problem}").format(
+                file=report.nodeid, problem=why[-1].removeprefix("E").strip())), red=True)
+    if not _verdicts:
+        return
+    problems = [p for folder, verdicts in _recorded.items()
+                if (p := _record(folder, list(verdicts.values())))]
+    width = shutil.get_terminal_size((PIPED_WIDTH, 24)).columns - 1  # the last column wraps
+    for line, (passed, _hint) in zip(exercise_lines(_verdicts, width), _verdicts.values(),
+                                     strict=True):
+        terminalreporter.write_line(line, green=passed, yellow=not passed)
+    for problem in problems:
+        terminalreporter.write_line(cut(printable(problem), width))
+    terminalreporter.write_line(totals_line(_verdicts), bold=True)

@@ -75,10 +75,14 @@ class Diagnosis:
                 "diagnostics": [asdict(d) for d in self.diagnostics]}
 
     def table(self) -> str:
+        """The calls, one a row, each error by a short name; every full text once below."""
+        notes: list[str] = []  # the errors no quirk below names, each once, by number
         rows = [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
-                 "executable": c.executable, "error": c.error} for c in self.calls]
+                 "executable": c.executable, "error": self._short_error(c, notes)}
+                for c in self.calls]
         lines = [f"format: {self.format}, finish reason: {printable(self.finish_reason)}",
                  format_table(rows) if rows else "(no tool calls)"]
+        lines += [printable(f"[{n}] {note}") for n, note in enumerate(notes, 1)]
         lines += [printable(" ".join(x for x in ("run by the provider:", p.name, p.id or "(no id)",
                                                  _short(p.input)) if x)
                             + (f" ({p.result})" if p.result else ""))
@@ -88,6 +92,21 @@ class Diagnosis:
                                if d.index is not None else "") + f": {d.message}")
                   for d in self.diagnostics]
         return "\n".join(lines)
+
+
+    def _short_error(self, call: WireCallReport, notes: list[str]) -> str | None:
+        """A call's error as the table's column shows it: the quirk whose notice (listed below
+        the table) says it, with the call it is about when that is another; else a number
+        whose text follows the table, the same text always the same number."""
+        if call.error is None:
+            return None
+        said = [d for d in self.diagnostics if d.message and d.message in call.error]
+        if said:
+            d = max(said, key=lambda d: (len(d.message), d.index == call.index))
+            return d.quirk + (f" (call {d.index})" if d.index not in (None, call.index) else "")
+        if call.error not in notes:
+            notes.append(call.error)
+        return f"[{notes.index(call.error) + 1}]"
 
 
 def _short(text: str, limit: int = 120) -> str:

@@ -52,7 +52,7 @@ def test_plots_are_written(tmp_path, capsys):
     (["experiments", "pairing", "--trials", "many"], "'many' is not a whole number"),
     (["experiments", "pairing", "--calls", "11"], "argument --calls: 11 is outside 1..10"),
     (["experiments", "nope"], "invalid choice: 'nope'"),
-    ([], "the following arguments are required: command"),
+    ([], "the following arguments are required: COMMAND"),
 ])
 def test_bad_arguments_get_usage_not_a_traceback(argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
@@ -94,7 +94,7 @@ def test_help_lists_the_experiments_one_per_line(capsys):
     with pytest.raises(SystemExit):
         main(["experiments", "--help"])
     out = capsys.readouterr().out
-    listed = out.split("experiments:\n", 1)[1].splitlines()
+    listed = out.split("\nexperiments:\n", 1)[1].split("\n\nexamples:\n")[0].splitlines()
     assert [line.split()[0] for line in listed] == list(EXPERIMENTS)
 
 
