@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import inspect
 import itertools
 import math
 import sys
@@ -162,7 +163,8 @@ def _other(value: Any, depth: int, budget: Any, refs: dict[int, int]) -> Any:
     close = getattr(value, "close", None) if type(value).__name__ == "coroutine" else None
     if close is not None:  # an `async def` answer: never awaited, closed quietly
         close()
-    elif hasattr(type(value), "__iter__") and not isinstance(value, str | bytes):
+    elif (hasattr(type(value), "__iter__") and not isinstance(value, str | bytes)
+          and not inspect.isawaitable(value)):  # a Future's __iter__ is its __await__
         items = []
         for item in itertools.islice(value, MAX_ITEMS):
             items.append(_plain(item, depth + 1, budget, refs))

@@ -111,6 +111,187 @@ def content_as_dict(calls, execute):  # found by a reviewer: the check used to c
 
 
 ANSWER_ALL_RIGHT = [answer_all_loop, answer_all_envelope, answer_all_generator]
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def skips_failures(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            messages.append(ToolMessage(call.id, call.name, execute(call)))
+        except Exception:
+            continue
+    return messages
+
+
+def exception_object_as_content(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = exc
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def executes_twice_fresh(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            execute(call)  # see whether it raises
+            content = execute(call)
+        except Exception as exc:
+            content = f"error: {exc}"
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def catches_only_business_errors(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except (KeyError, ValueError, LookupError) as exc:
+            content = json.dumps({"error": getattr(exc, "code", None) or str(exc)})
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def name_as_call_id(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
+        messages.append(ToolMessage(call.name, call.name, content))
+    return messages
+
+
+def empty_content_on_failure(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception:
+            content = ""
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def returns_dict_by_id(tool_calls, execute):
+    answers = {}
+    for call in tool_calls:
+        try:
+            answers[call.id] = execute(call)
+        except Exception as exc:
+            answers[call.id] = f"{type(exc).__name__}: {exc}"
+    return answers
+
+
+def sorted_by_tool_name(tool_calls, execute):
+    messages = []
+    for call in sorted(tool_calls, key=lambda c: c.name):
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = json.dumps({"error": f"{type(exc).__name__}: {exc}"})
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def generic_error_text(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception:
+            content = "the tool failed"
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def parsed_dict_content(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = json.loads(execute(call))
+        except Exception as exc:
+            content = {"error": str(exc)}
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def stops_at_first_failure(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            messages.append(ToolMessage(call.id, call.name, f"error: {exc}"))
+            break
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def swapped_fields(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = f"{type(exc).__name__}: {exc}"
+        messages.append(ToolMessage(call.name, call.id, content))
+    return messages
+
+
+def pops_callers_list(tool_calls, execute):
+    messages = []
+    while tool_calls:
+        call = tool_calls.pop(0)
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = f"{type(exc).__name__}: {exc}"
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
+def prints_messages(tool_calls, execute):
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = f"{type(exc).__name__}: {exc}"
+        print(ToolMessage(call.id, call.name, content))
+
+
+def cache_by_tool_name(tool_calls, execute):
+    cache = {}
+    messages = []
+    for call in tool_calls:
+        if call.name not in cache:
+            try:
+                cache[call.name] = execute(call)
+            except Exception as exc:
+                cache[call.name] = f"{type(exc).__name__}: {exc}"
+        messages.append(ToolMessage(call.id, call.name, cache[call.name]))
+    return messages
+
+
+def error_only_code(tool_calls, execute):
+    messages = []
+    for call in tool_calls:
+        try:
+            content = execute(call)
+        except Exception as exc:
+            content = json.dumps({"error": getattr(exc, "code", None)})
+        messages.append(ToolMessage(call.id, call.name, content))
+    return messages
+
+
 ANSWER_ALL_WRONG = [
     (content_as_dict, "a tool message carries text"),
     (drops_failed, "did not have response messages: toolu_01Wd8fKq2NzR5vXy7TbLmJ3h"),
@@ -122,6 +303,36 @@ ANSWER_ALL_WRONG = [
     (returns_dicts, "returned a dict where a ToolMessage belongs"),
     (lets_errors_escape, "your function raised ToolError: there is no incident INC-999 at line"),
     (forgets_return, "returned None - is a `return` missing?"),
+    (skips_failures, "tool_call_ids did not have response messages: "
+                     "toolu_01Wd8fKq2NzR5vXy7TbLmJ3h, toolu_01Ab6PcE9sGu1YoHn4VxQw2D"),
+    (exception_object_as_content, "message is a ToolError: a tool message carries text - "
+                                  "json.dumps(...) a structure you want to send"),
+    (executes_twice_fresh, "was executed 2 times: run each call exactly once (a second run "
+                           "repeats its side effects)"),
+    (catches_only_business_errors, "any failure with `try: ... except Exception as exc:` and "
+                                   "answer that call with what went wrong, e.g. str(exc)"),
+    (name_as_call_id, "messages: call_Qm4TzX8bLw2RkN7dYp0sJv1c, call_3HfGvA9eUo6WiKc2MxZr5TqB, "
+                      "call_L0pSn7JdYb4CtRw8EaVk1XgF"),
+    (empty_content_on_failure, "(str(exc): 'log index for billing is unreachable') or its type "
+                               "(type(exc).__name__: 'ConnectionError')"),
+    (returns_dict_by_id, "get_service_status {\"service\": \"auth-api\"}]: your function "
+                         "returned a dict, expected a list of ToolMessage"),
+    (sorted_by_tool_name, "the exercise asks for the calls' order, so the history reads like "
+                          "the request"),
+    (generic_error_text, "(str(exc): 'log index for billing is unreachable') or its type "
+                         "(type(exc).__name__: 'ConnectionError')"),
+    (parsed_dict_content, "message is a dict: a tool message carries text - json.dumps(...) a "
+                          "structure you want to send"),
+    (stops_at_first_failure, "tool_call_ids did not have response messages: "
+                             "toolu_01Ab6PcE9sGu1YoHn4VxQw2D, toolu_01Kt3MiZ5jRe8LfWb0CsNy7U"),
+    (swapped_fields, "messages: call_Qm4TzX8bLw2RkN7dYp0sJv1c, call_3HfGvA9eUo6WiKc2MxZr5TqB, "
+                     "call_L0pSn7JdYb4CtRw8EaVk1XgF"),
+    (pops_callers_list, "read it, do not change it - the caller's history still needs its calls"),
+    (prints_messages, "\"INC-002\"}, get_service_status {\"service\": \"auth-api\"}]: your "
+                      "function returned None - is a `return` missing?"),
+    (cache_by_tool_name, "was executed 0 times: run each call exactly once (execute(call) is "
+                         "what runs it)"),
+    (error_only_code, "does not say what went wrong: include the exception's message"),
 ]
 
 
@@ -236,6 +447,193 @@ def batches_consuming(requests, tools):  # right batches, but it empties its inp
 
 
 BATCH_RIGHT = [batches_loop, batches_generator]
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def all_safe_together_fresh(requests, tools):
+    safe, alone = [], []
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool is not None and tool.concurrency_safe and not tool.requires_approval:
+            safe.append(r)
+        else:
+            alone.append([r])
+    return ([safe] if safe else []) + alone
+
+
+def ignores_approval(requests, tools):
+    batches, prev = [], False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool is not None and tool.concurrency_safe
+        if safe and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe
+    return batches
+
+
+def unknown_tool_crashes(requests, tools):
+    batches, prev = [], False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool.concurrency_safe and not tool.requires_approval
+        if safe and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe
+    return batches
+
+
+def unknown_tool_is_safe(requests, tools):
+    batches, prev = [], False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = (getattr(tool, "concurrency_safe", True)
+                and not getattr(tool, "requires_approval", False))
+        if safe and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe
+    return batches
+
+
+def names_not_requests(requests, tools):
+    batches, prev = [], False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool is not None and tool.concurrency_safe and not tool.requires_approval
+        if safe and prev:
+            batches[-1].append(r.name)
+        else:
+            batches.append([r.name])
+        prev = safe
+    return batches
+
+
+def lone_call_not_in_list(requests, tools):
+    batches, current = [], []
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool is not None and tool.concurrency_safe and not tool.requires_approval:
+            current.append(r)
+        else:
+            if current:
+                batches.append(current)
+                current = []
+            batches.append(r)
+    if current:
+        batches.append(current)
+    return batches
+
+
+def unsafe_closes_batch(requests, tools):
+    batches, current = [], []
+    for r in requests:
+        tool = tools.get(r.name)
+        current.append(r)
+        if not (tool is not None and tool.concurrency_safe and not tool.requires_approval):
+            batches.append(current)
+            current = []
+    if current:
+        batches.append(current)
+    return batches
+
+
+def pops_requests(requests, tools):
+    batches, prev = [], False
+    while requests:
+        r = requests.pop(0)
+        tool = tools.get(r.name)
+        safe = tool is not None and tool.concurrency_safe and not tool.requires_approval
+        if safe and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe
+    return batches
+
+
+def safe_joins_any_previous(requests, tools):
+    batches = []
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool is not None and tool.concurrency_safe and not tool.requires_approval
+        if safe and batches:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+    return batches
+
+
+def forgets_last_batch(requests, tools):
+    batches, current = [], []
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool is not None and tool.concurrency_safe and not tool.requires_approval:
+            current.append(r)
+        else:
+            if current:
+                batches.append(current)
+            current = []
+            batches.append([r])
+    return batches
+
+
+def empty_batches(requests, tools):
+    batches, current = [], []
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool is not None and tool.concurrency_safe and not tool.requires_approval:
+            current.append(r)
+        else:
+            batches.append(current)
+            batches.append([r])
+            current = []
+    batches.append(current)
+    return batches
+
+
+def stable_sort_by_safety(requests, tools):
+    def safe(r):
+        tool = tools.get(r.name)
+        return tool is not None and tool.concurrency_safe and not tool.requires_approval
+    ordered = sorted(requests, key=lambda r: not safe(r))
+    batches, prev = [], False
+    for r in ordered:
+        if safe(r) and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe(r)
+    return batches
+
+
+def every_call_alone(requests, tools):
+    return [[r] for r in requests]
+
+
+def or_instead_of_and(requests, tools):
+    batches, prev = [], False
+    for r in requests:
+        tool = tools.get(r.name)
+        safe = tool is not None and (tool.concurrency_safe or not tool.requires_approval)
+        if safe and prev:
+            batches[-1].append(r)
+        else:
+            batches.append([r])
+        prev = safe
+    return batches
+
+
+def one_batch_of_everything(requests, tools):
+    return [list(requests)]
+
+
 BATCH_WRONG = [
     (batches_consuming, "changed the list of requests it was given"),
     (all_safe_together, "must run alone"),
@@ -246,6 +644,34 @@ BATCH_WRONG = [
     (flat, "batch 0 is a ToolRequest, not a list of requests"),
     (make_batches, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
     (lab_alias, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
+    (all_safe_together_fresh, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
+                              "request order"),
+    (ignores_approval, "shares a batch with ['call-0']: it must run alone (it needs approval "
+                       "first, even if it is concurrency-safe)"),
+    (unknown_tool_crashes, "your function raised AttributeError: 'NoneType' object has no "
+                           "attribute 'concurrency_safe'"),
+    (unknown_tool_is_safe, "call-5 (no_such_tool) shares a batch with ['call-4']: it must run "
+                           "alone (an unknown tool)"),
+    (names_not_requests, "0 holds strings ('lookup_incident'), not the requests: put the "
+                         "ToolRequest objects themselves in the batches"),
+    (lone_call_not_in_list, "batch 1 is a ToolRequest, not a list of requests: return a list of "
+                            "batches, each a list (even a batch of one)"),
+    (unsafe_closes_batch, "'run-629fd82c07cd:step-0:call-2']: it must run alone (it is not "
+                          "concurrency-safe)"),
+    (pops_requests, "read it, leave it as it is"),
+    (safe_joins_any_previous, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
+                              "concurrency-safe)"),
+    (forgets_last_batch, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
+                         "request order"),
+    (empty_batches, "call-1=restart_service, call-2=get_service_status, call-3=search_logs]: an "
+                    "empty batch"),
+    (stable_sort_by_safety, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
+                            "request order"),
+    (every_call_alone, "6 batches where 3 will do: consecutive safe calls should share one batch"),
+    (or_instead_of_and, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
+                        "concurrency-safe)"),
+    (one_batch_of_everything, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
+                              "concurrency-safe)"),
 ]
 
 
@@ -336,6 +762,155 @@ def null_is_no_arguments(view):  # found by a reviewer: `null` is not an object
 
 
 EXECUTABLE_RIGHT = [executable, executable_terse]
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def forgets_closed(call):
+    if not (call.id and call.name):
+        return False
+    if call.arguments.strip() == "":
+        return True
+    try:
+        return isinstance(json.loads(call.arguments), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def empty_arguments_rejected(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    try:
+        return isinstance(json.loads(call.arguments), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def any_json_accepted(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    if call.arguments.strip() == "":
+        return True
+    try:
+        json.loads(call.arguments)
+        return True
+    except json.JSONDecodeError:
+        return False
+
+
+def braces_look_like_json(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    text = call.arguments.strip()
+    return text == "" or (text.startswith("{") and text.endswith("}"))
+
+
+def no_try_except(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    if call.arguments.strip() == "":
+        return True
+    return isinstance(json.loads(call.arguments), dict)
+
+
+def blank_not_stripped(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    if call.arguments == "":
+        return True
+    try:
+        return isinstance(json.loads(call.arguments), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def null_accepted(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    if call.arguments.strip() == "":
+        return True
+    try:
+        return isinstance(json.loads(call.arguments), (dict, type(None)))
+    except json.JSONDecodeError:
+        return False
+
+
+def uses_parses_property(call):
+    return bool(call.closed and call.id and call.name and call.parses)
+
+
+def uses_executable_property(call):
+    return call.executable
+
+
+def truthy_not_bool(call):
+    ok = call.closed and call.id and call.name
+    if not ok:
+        return ok
+    if call.arguments.strip() == "":
+        return ok
+    try:
+        return ok and isinstance(json.loads(call.arguments), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def forgets_name(call):
+    if not (call.closed and call.id):
+        return False
+    if call.arguments.strip() == "":
+        return True
+    try:
+        return isinstance(json.loads(call.arguments), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def empty_object_falsy(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    try:
+        arguments = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError:
+        return False
+    return isinstance(arguments, dict) and bool(arguments)
+
+
+def returns_string(call):
+    if not (call.closed and call.id and call.name):
+        return "False"
+    if call.arguments.strip() == "":
+        return "True"
+    try:
+        return str(isinstance(json.loads(call.arguments), dict))
+    except json.JSONDecodeError:
+        return "False"
+
+
+def arguments_called(call):
+    if not (call.closed and call.id and call.name):
+        return False
+    text = "".join(call.parts) if call.parts else call.arguments
+    if text.strip() == "":
+        return True
+    try:
+        return type(json.loads(text)) is dict
+    except ValueError:
+        return False
+
+
+def or_instead_of_and_fresh(call):
+    if not call.closed or not call.id or not call.name:
+        return False
+    if call.arguments.strip() == "":
+        return True
+    try:
+        value = json.loads(call.arguments)
+    except json.JSONDecodeError:
+        return False
+    return not isinstance(value, list)
+
+
 EXECUTABLE_WRONG = [
     (null_is_no_arguments, "must be a JSON object, got NoneType"),
     (at_first_parse, "the stream has not closed this call yet"),
@@ -344,6 +919,32 @@ EXECUTABLE_WRONG = [
     (json_only, 'a parameterless tool: arguments "", {} or blank (null is no object), chunk 5'),
     (braces, "text in braces that is not JSON"),
     (via_readiness, "hands the exercise to the lab's own keel_lab.core.streaming.readiness"),
+    (forgets_closed, "False - the stream has not closed this call yet: the turn may still be "
+                     "cancelled, cut off or made invalid"),
+    (empty_arguments_rejected, "you returned False, expected True - complete and closed: it may "
+                               "run"),
+    (any_json_accepted, "you returned True, expected False - arguments must be a JSON object, "
+                        "got list"),
+    (braces_look_like_json, "you returned True, expected False - arguments: not valid JSON: "
+                            "Extra data: line 1 column 27 (char 26)"),
+    (no_try_except, "your function raised JSONDecodeError: Unterminated string starting at: "
+                    "line 1 column 17 (char 16)"),
+    (blank_not_stripped, "you returned False, expected True - complete and closed: it may run"),
+    (null_accepted, "you returned True, expected False - arguments must be a JSON object, got "
+                    "NoneType"),
+    (uses_parses_property, "your function raised AttributeError: 'CallView' object has no "
+                           "attribute 'parses'"),
+    (uses_executable_property, "your function raised AttributeError: 'CallView' object has no "
+                               "attribute 'executable'"),
+    (truthy_not_bool, "your function returned None - is a `return` missing?"),
+    (forgets_name, "you returned True, expected False - the call has no name"),
+    (empty_object_falsy, "you returned False, expected True - complete and closed: it may run"),
+    (returns_string, "False - the stream has not closed this call yet: the turn may still be "
+                     "cancelled, cut off or made invalid"),
+    (arguments_called, "your function raised AttributeError: 'CallView' object has no attribute "
+                       "'parts'"),
+    (or_instead_of_and_fresh, "you returned True, expected False - arguments must be a JSON "
+                              "object, got NoneType"),
 ]
 
 

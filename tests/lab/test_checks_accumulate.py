@@ -560,6 +560,192 @@ def with_match(events):
     return [(ids.get(i), "".join(names[i]), "".join(args[i])) for i in sorted(order)]
 
 
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def first_seen_order(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(c) for c in calls.values()]
+
+
+def list_grows_by_append(events):
+    calls = []
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            if e.index == len(calls):
+                calls.append([None, "", ""])
+            c = calls[e.index]
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(c) for c in calls]
+
+
+def last_id_wins_fresh(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = e.id or c[0]
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def empty_id_overwrites_fresh(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            if e.id is not None and c[0] is None:
+                c[0] = e.id
+            elif e.id is not None:
+                c[0] = e.id if e.id == c[0] else c[0]
+            if e.id == "":
+                c[0] = ""
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def name_not_joined(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            if e.name:
+                c[1] = e.name
+            c[2] += e.arguments_delta or ""
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def concat_none(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id
+            c[1] += e.name
+            c[2] += e.arguments_delta
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def text_ends_turn(events):
+    calls = {}
+    for e in events:
+        if not isinstance(e, ToolCallDelta):
+            if calls:
+                break
+            continue
+        c = calls.setdefault(e.index, [None, "", ""])
+        c[0] = c[0] or e.id or None
+        c[1] += e.name or ""
+        c[2] += e.arguments_delta or ""
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def returns_dict(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            i, n, a = calls.get(e.index, (None, "", ""))
+            calls[e.index] = (i or e.id or None, n + (e.name or ""), a + (e.arguments_delta or ""))
+    return dict(sorted(calls.items()))
+
+
+def sorted_by_id_fresh(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return sorted((tuple(c) for c in calls.values()), key=lambda c: c[0] or "")
+
+
+def keyed_by_id_not_index(events):
+    calls = {}
+    current = None
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            if e.id:
+                current = e.id
+            c = calls.setdefault(current, [current, "", ""])
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(c) for c in calls.values()]
+
+
+def skips_repeated_pieces(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            piece = e.arguments_delta or ""
+            if not c[2].endswith(piece):  # some servers resend a piece: skip duplicates
+                c[2] += piece
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def strips_arguments(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] += (e.name or "").strip()
+            c[2] += (e.arguments_delta or "").strip()
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def first_name_piece_only(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] = c[1] or e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(calls[i]) for i in sorted(calls)]
+
+
+def prints_instead_of_return(events):
+    calls = {}
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, [None, "", ""])
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    for i in sorted(calls):
+        print(tuple(calls[i]))
+
+
+def sorts_callers_list(events):
+    events.sort(key=lambda e: getattr(e, "index", 10**9))
+    out = []
+    for e in events:
+        if isinstance(e, ToolCallDelta):
+            if not out or out[-1][3] != e.index:
+                out.append([None, "", "", e.index])
+            c = out[-1]
+            c[0] = c[0] or e.id or None
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+    return [tuple(c[:3]) for c in out]
+
+
 WRONG = [
     (keyed_by_id, "a call without an id - only a call's first delta carries its id"),
     (to_the_latest_call, "keyed wrongly: that id is call 2's"),
@@ -597,6 +783,36 @@ WRONG = [
                          "call"),
     (state_across_calls, "a second turn got pieces of the previous turn"),
     (empty_id_is_kept, 'take the id from the first delta that carries one (None and "" are no'),
+    (first_seen_order, "deltas interleaved: the right calls in another order: return them in "
+                       "index order (not by id, not by arrival)"),
+    (list_grows_by_append, "calls, opened as 0, 2, 1, their deltas interleaved: your function "
+                           "raised IndexError: list index out of range"),
+    (last_id_wins_fresh, "'call_m9qwww0m' - a second id came for this index: the lab's rule "
+                         "keeps the first (and refuses the turn)"),
+    (empty_id_overwrites_fresh, "'', expected 'call_jmmquy9t' - a later delta's empty id "
+                                "replaced it: an empty or missing value adds nothing"),
+    (name_not_joined, "- join the name pieces of every delta, in arrival order (a name need not "
+                      "come whole, nor first)"),
+    (concat_none, "arguments in many deltas: your function raised TypeError: can only "
+                  "concatenate str (not \"NoneType\") to str"),
+    (text_ends_turn, "the call at index 1 is missing - only the finish ends the turn, a text "
+                     "delta does not"),
+    (returns_dict, "in many deltas: your function returned a dict, expected a list of (id, "
+                   "name, arguments) calls, in index order"),
+    (sorted_by_id_fresh, "deltas interleaved: the right calls in another order: return them in "
+                         "index order (not by id, not by arrival)"),
+    (keyed_by_id_not_index, "expected 'call_9pwv892c' - keyed wrongly: that id is call 2's; "
+                            "each delta belongs to the call its index names"),
+    (skips_repeated_pieces, "\"INC-002\"}' - it holds pieces of another call: each delta "
+                            "belongs to the call its index names"),
+    (strips_arguments, "has arguments '{\"incident_id\":\"INC-001\"}', expected "
+                       "'{\"incident_id\": \"INC-001\"}' - join the pieces unchanged"),
+    (first_name_piece_only, "- join the name pieces of every delta, in arrival order (a name "
+                            "need not come whole, nor first)"),
+    (prints_instead_of_return, "one call, its arguments in many deltas: your function returned "
+                               "None - is a `return` missing?"),
+    (sorts_callers_list, "your function changed the events list it was given: read the deltas, "
+                         "do not change them"),
 ]
 RIGHT = [with_defaultdicts, with_a_class, sort_then_groupby, with_reduce, with_match,
          as_lists, empty_for_no_id]  # lists for tuples, "" for a call without an id: accepted

@@ -357,6 +357,132 @@ ORDER = "the right calls in another order: return them in request order"
 ELEVEN = "eleven lookups, four at a time: call-1 finished, three running, seven never started: "
 
 
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def started_not_finished_only(events):
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    todo = []
+    for e in events:
+        if e.kind == "tool.requested" and e.ref not in done and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def failed_runs_again(events):
+    done = {e.ref for e in events if e.kind == "tool.finished"}
+    todo = []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def set_difference(events):
+    confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    return list(confirmed - done)
+
+
+def sorted_refs(events):
+    confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    return sorted(confirmed - done)
+
+
+def same_request_already_answered(events):
+    asked = {e.ref: (e.name, e.arguments) for e in events if e.kind == "tool.confirmed"}
+    answered = {asked[e.ref] for e in events
+                if e.kind in ("tool.finished", "tool.failed") and e.ref in asked}
+    todo = []
+    for e in events:
+        if (e.kind == "tool.confirmed" and (e.name, e.arguments) not in answered
+                and e.ref not in todo):
+            todo.append(e.ref)
+    return todo
+
+
+def returns_records(events):
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    todo, seen = [], set()
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in seen:
+            seen.add(e.ref)
+            todo.append(e)
+    return todo
+
+
+def started_counts_as_done(events):
+    started = {e.ref for e in events
+               if e.kind in ("tool.requested", "tool.finished", "tool.failed")}
+    todo = []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in started and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def drops_last_record(events):
+    events = events[:-1]  # the last record may be torn by the crash
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    todo = []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def short_ids_fresh(events):
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    todo = []
+    for e in events:
+        short = e.ref.split(":", 1)[-1]
+        if e.kind == "tool.confirmed" and e.ref not in done and short not in todo:
+            todo.append(short)
+    return todo
+
+
+def none_when_nothing_left(events):
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    todo = []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
+            todo.append(e.ref)
+    return todo or None
+
+
+def reversed_order_fresh(events):
+    done = set()
+    todo = []
+    for e in reversed(events):
+        if e.kind in ("tool.finished", "tool.failed"):
+            done.add(e.ref)
+        elif e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def finished_only_by_name(events):
+    done_names = {e.name for e in events if e.kind in ("tool.finished", "tool.failed")}
+    names = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
+    todo = []
+    for e in events:
+        if e.kind == "tool.confirmed" and names[e.ref] not in done_names and e.ref not in todo:
+            todo.append(e.ref)
+    return todo
+
+
+def requested_without_outcome_by_count(events):
+    confirmed = [e.ref for e in events if e.kind == "tool.confirmed"]
+    outcomes = sum(1 for e in events if e.kind in ("tool.finished", "tool.failed"))
+    todo = []
+    for ref in confirmed[outcomes:]:
+        if ref not in todo:
+            todo.append(ref)
+    return todo
+
+
 WRONG = [
     (everything, "call-1 finished first, call-0 still running: you returned ['step-0:call-0', "
                  "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has its "
@@ -445,6 +571,30 @@ WRONG = [
                  "same arguments), but it is a call of its own"),
     (last_started_only, "call-1 finished first, call-0 still running: you returned [], expected "
                         "['step-0:call-0'] - step-0:call-0 " + PENDING),
+    (started_not_finished_only, "['step-0:call-0', 'step-0:call-1'] - step-0:call-0 was "
+                                "confirmed but never started: it must still run"),
+    (failed_runs_again, "already has its tool.failed record: that is its outcome, and running "
+                        "it again could repeat its effect"),
+    (sorted_refs, "- the right calls in another order: return them in request order (the order "
+                  "of their tool.confirmed records)"),
+    (same_request_already_answered, "(same tool, same arguments), but it is a call of its own: "
+                                    "only an outcome record with its own id means it ran"),
+    (returns_records, "Record'], expected ['step-0:call-0', 'step-0:call-1'] - return call ids "
+                      "(each record's `ref`), not a Record"),
+    (started_counts_as_done, "started (tool.requested) but has no outcome record: nothing says "
+                             "it ran to the end, so it must run again"),
+    (drops_last_record, "['step-0:call-0', 'step-0:call-1'] - step-0:call-1 was confirmed but "
+                        "never started: it must still run"),
+    (short_ids_fresh, "'step-0:call-1'] - step-0:call-0 is only the end of a call id: return "
+                      "the full call id (the record's `ref`)"),
+    (none_when_nothing_left, "your function returned None - is a `return` missing?"),
+    (reversed_order_fresh, "- the right calls in another order: return them in request order "
+                           "(the order of their tool.confirmed records)"),
+    (finished_only_by_name, "already has its tool.finished record: that is its outcome, and "
+                            "running it again could repeat its effect"),
+    (requested_without_outcome_by_count, "- an outcome record belongs to the call its `ref` "
+                                         "names: match outcomes to calls by call id, not by "
+                                         "position"),
 ]
 RIGHT = [by_last_state, with_sets, one_pass_with_a_status_table, with_dict_fromkeys,
          sorted_by_seq_with_a_counter, a_state_machine]
@@ -457,6 +607,16 @@ def test_wrong_resume_rules_get_their_hint(answer, hint):
     for part in hint if isinstance(hint, tuple) else (hint,):
         assert part in v.hints[0], v.hints
     assert v.total == 9 and len(v.lines()) == 10, str(v)
+
+
+def test_a_set_difference_is_told_about_the_order_whichever_case_it_fails_first():
+    """A set's order changes with the interpreter's hash seed, so the case it fails first (and
+    the guide's quoted hint) would too: the answer is not in the table, but it never passes and
+    is always told about the order."""
+    v = verify_calls_to_resume(set_difference)
+    assert not v.passed
+    assert ("- the right calls in another order: return them in request order (the order of "
+            "their tool.confirmed records)") in v.hints[0], v.hints
 
 
 @pytest.mark.parametrize("answer", RIGHT)

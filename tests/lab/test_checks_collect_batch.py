@@ -8,6 +8,10 @@ import pytest
 from keel_lab.core.tools import ToolOutcome
 from keel_lab.course.checks.collect import verify_collect_batch
 
+# `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:coroutine 'runs_its_own_loop.<locals>.all_calls' was never awaited")
+
 
 async def with_gather(batch, run):
     outcomes = await asyncio.gather(*(run(r) for r in batch))
@@ -263,7 +267,119 @@ async def first_then_rest(batch, run):
     return list(zip([r.call_id for r in batch], [first, *rest], strict=True))
 
 
+def plain_def(batch, run):  # `def`, not `async def`: the lab awaits what it returns
+    return [(r.call_id, run(r)) for r in batch]
+
+
+def runs_its_own_loop(batch, run):  # a `def` that starts a loop inside the lab's running one
+    async def all_calls():
+        return await asyncio.gather(*(run(r) for r in batch))
+
+    outcomes = asyncio.run(all_calls())
+    return [(o.call_id, o) for o in outcomes]
+
+
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+async def sequential_fresh(batch, run):
+    pairs = []
+    for request in batch:
+        pairs.append((request.call_id, await run(request)))
+    return pairs
+
+
+async def zip_over_as_completed(batch, run):
+    finished = [await f for f in asyncio.as_completed([run(r) for r in batch])]
+    return [(r.call_id, o) for r, o in zip(batch, finished)]  # noqa: B905
+
+
+async def completion_order_fresh(batch, run):
+    pairs = []
+    for f in asyncio.as_completed([run(r) for r in batch]):
+        outcome = await f
+        pairs.append((outcome.call_id, outcome))
+    return pairs
+
+
+def def_with_run_coroutine(batch, run):
+    from keel_lab import run_coroutine
+
+    async def all_of_them():
+        return await asyncio.gather(*(run(r) for r in batch))
+    outcomes = run_coroutine(all_of_them())
+    return [(r.call_id, o) for r, o in zip(batch, outcomes)]  # noqa: B905
+
+
+async def forgets_await_gather(batch, run):
+    outcomes = asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, outcomes) for r in batch]
+
+
+async def runs_twice_fresh(batch, run):
+    await asyncio.gather(*(run(r) for r in batch))  # start them all at once
+    return [(r.call_id, await run(r)) for r in batch]
+
+
+async def returns_dict(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return {o.call_id: o for o in outcomes}
+
+
+async def outcomes_only_fresh(batch, run):
+    return list(await asyncio.gather(*(run(r) for r in batch)))
+
+
+async def position_as_id(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(str(i), o) for i, o in enumerate(outcomes)]
+
+
+async def wait_set_order(batch, run):
+    tasks = [asyncio.ensure_future(run(r)) for r in batch]
+    done, _ = await asyncio.wait(tasks)
+    return [(t.result().call_id, t.result()) for t in done]
+
+
+async def sorted_by_call_id(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return sorted(((o.call_id, o) for o in outcomes), key=lambda p: p[0])
+
+
+async def semaphore_of_two(batch, run):
+    gate = asyncio.Semaphore(2)
+    async def one(r):
+        async with gate:
+            return await run(r)
+    outcomes = await asyncio.gather(*(one(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes)]  # noqa: B905
+
+
+async def request_not_id(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r, o) for r, o in zip(batch, outcomes)]  # noqa: B905
+
+
+async def drops_failed_outcomes(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes) if o.ok]  # noqa: B905
+
+
+async def first_completed_only(batch, run):
+    tasks = [asyncio.ensure_future(run(r)) for r in batch]
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for t in pending:
+        t.cancel()
+    by_id = {t.result().call_id: t.result() for t in done}
+    return [(r.call_id, by_id[r.call_id]) for r in batch if r.call_id in by_id]
+
+
 WRONG = [
+    (plain_def, "your function returned a list at once, with nothing to await: write it as "
+                "`async def collect_batch(...)`"),
+    (runs_its_own_loop, "asyncio.run() cannot be called from a running event loop - the lab "
+                        "already runs your function in its event loop"),
     (zip_over_completion, "was answered with the result of call_"),
     (completion_order, "store them in request order"),
     (sorted_by_id, "store them in request order"),
@@ -317,6 +433,34 @@ WRONG = [
                      "fails, call_DwJrB7BQGs 325 ms fails): call_nYUsDGX1mb (1500 ms) was "
                      "cancelled before it finished and never answered"),
     (first_then_rest, "the batch took 555 ms, its slowest call 500 ms"),
+    (sequential_fresh, "took 555 ms, its slowest call 500 ms: the calls ran one after another - "
+                       "start them all, then wait for all"),
+    (zip_over_as_completed, "answered with the result of call_G2nX6B9KKU: pair each result with "
+                            "the call id it carries, not by position"),
+    (completion_order_fresh, "order than the calls (completion order?): store them in request "
+                             "order, so logs and replays follow the calls"),
+    (def_with_run_coroutine, "await: write it as `async def collect_batch(...)`, so that the "
+                             "lab can await it, and `await` the calls inside"),
+    (forgets_await_gather, "answered call_1M3fGZrcaj with a _GatheringFuture: pair each call id "
+                           "with its ToolOutcome, a failed call's too"),
+    (runs_twice_fresh, "call_1M3fGZrcaj ran 2 times: its side effects happened twice - run "
+                       "every call exactly once"),
+    (returns_dict, "function returned a dict: return a list of (call id, outcome) pairs in "
+                   "request order, as the exercise asks"),
+    (outcomes_only_fresh, "you returned outcomes: return (call id, outcome) pairs, e.g. "
+                          "[(outcome.call_id, outcome), ...]"),
+    (position_as_id, "you answered '0', which is no call id of this batch: pair each outcome "
+                     "with the id of the call it answers"),
+    (sorted_by_call_id, "order than the calls (completion order?): store them in request order, "
+                        "so logs and replays follow the calls"),
+    (semaphore_of_two, "some calls waited for others to finish (a limit on how many run at "
+                       "once?) - start them all, then wait for all"),
+    (request_not_id, "your pairs start with the ToolRequest itself: pair its id, "
+                     "(request.call_id, outcome)"),
+    (drops_failed_outcomes, "failed (incident_not_found) and got no answer: its error outcome "
+                            "is its answer - return it like a result"),
+    (first_completed_only, "answered: wait for every call however long it takes - a timeout of "
+                           "your own drops slow calls without a word"),
 ]
 
 
@@ -398,3 +542,12 @@ def test_right_collectors_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_collect_batch(answer)
     assert v.passed, v.hints
     assert v.lines() == verify_collect_batch(with_gather).lines()
+
+
+def test_wait_set_order_fails_in_whichever_batch_its_set_reorders():
+    """asyncio.wait's done set comes in an order that changes from run to run, so the batch
+    named first changes too: the answer is not in the table (the grader's first hint would not
+    be the notebook's), but it never passes and is always told about the order."""
+    v = verify_collect_batch(wait_set_order)
+    assert not v.passed
+    assert "results stored in another order than the calls (completion order?)" in v.hints[0]

@@ -107,6 +107,198 @@ def arithmetic_only(trials, calls, seed):  # found by a reviewer: no clock, no a
     return count
 
 
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def new_rng_every_turn(trials, calls, seed):
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        rng = random.Random(seed)
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def gather_not_as_completed(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = await asyncio.gather(*(call(i, d) for i, d in enumerate(delays)))
+        return list(done) == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def sorted_delays_no_asyncio(trials, calls, seed):
+    rng = random.Random(seed)
+    count = 0
+    for _ in range(trials):
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        if delays == sorted(delays):
+            count += 1
+    return count
+
+
+def off_by_one_trials(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(1, trials))
+
+
+def returns_fraction(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials)) / trials
+
+
+def counts_out_of_order(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done != list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def one_delay_per_turn(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delay = rng.uniform(0.010, 0.500)
+        done = [await f for f in asyncio.as_completed([call(i, delay) for i in range(calls)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def awaits_one_by_one(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        done = []
+        for i in range(calls):
+            done.append(await call(i, rng.uniform(0.010, 0.500)))
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def forgets_await_on_futures(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def prints_count(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    print(sum(run_coroutine(turn()) for _ in range(trials)))
+
+
+def first_finisher_only(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)]):
+            return await f == 0
+
+    return sum(run_coroutine(turn()) for _ in range(trials))
+
+
+def shared_rng_seeded_with_trials(trials, calls, seed):
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn(rng):
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(run_coroutine(turn(random.Random(seed + t))) for t in range(trials))
+
+
+def real_clock_asyncio_run(trials, calls, seed):
+    rng = random.Random(seed)
+
+    async def call(number, delay):
+        await asyncio.sleep(delay)
+        return number
+
+    async def turn():
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        done = [await f for f in asyncio.as_completed([call(i, d) for i, d in enumerate(delays)])]
+        return done == list(range(calls))
+
+    return sum(asyncio.run(turn()) for _ in range(trials))
+
+
 WRONG = [
     (arithmetic_only, "never slept their delays on it"),
     (with_gather, "every trial came back in request order"),
@@ -118,6 +310,29 @@ WRONG = [
     (first_call_first, "you counted"),
     (delegates_to_the_lab, "hands the exercise to the lab's own"),
     (raises, "raised IndexError: list index out of range at line"),
+    (new_rng_every_turn, "or your comparison never succeeds (compare the order the calls "
+                         "finished in with the order they were made)"),
+    (gather_not_as_completed, "draw a random delay for every call, collect with "
+                              "`asyncio.as_completed`, and compare the order as it finished"),
+    (sorted_delays_no_asyncio, "turn with run_coroutine(...), its calls awaiting "
+                               "asyncio.sleep(delay), and watch the order they finish in"),
+    (off_by_one_trials, "is in request order: expected 50 of 50, you counted 49 - does your "
+                        "loop run every one of the `trials` turns?"),
+    (returns_fraction, "return how many of the 5 trials came back in request order, an int from "
+                       "0 to trials"),
+    (counts_out_of_order, "is in request order: expected 50 of 50, you counted 0 - are you "
+                          "counting the trials whose order differed?"),
+    (awaits_one_by_one, "draw a random delay for every call, collect with "
+                        "`asyncio.as_completed`, and compare the order as it finished"),
+    (forgets_await_on_futures, "turn with run_coroutine(...), its calls awaiting "
+                               "asyncio.sleep(delay), and watch the order they finish in"),
+    (prints_count, "your function returned None - is a `return` missing?"),
+    (first_finisher_only, "you counted 194 in request order, expected about 100 (trials/3! +- "
+                          "41); the lab counted 108"),
+    (shared_rng_seeded_with_trials, "every seed gave 113: the seed must change the delays "
+                                    "(random.Random(seed))"),
+    (real_clock_asyncio_run, "turn with run_coroutine(...), its calls awaiting "
+                             "asyncio.sleep(delay), and watch the order they finish in"),
 ]
 
 
@@ -133,3 +348,11 @@ def test_right_answers_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_count_in_order(answer)
     assert v.passed, v.hints
     assert v.lines() == verify_count_in_order(lesson_style).lines()
+
+
+def test_one_delay_per_turn_fails_however_its_ties_fall():
+    """Equal delays tie, and as_completed hands out ties in an order that changes from run to
+    run: the answer is not in the table (its first hint is not always the same one), but it
+    never passes, and when the same seed gives two counts it is told to draw a delay per call."""
+    hint = verify_count_in_order(one_delay_per_turn).hints[0]
+    assert "give every call its own delay" in hint or "in request order, expected about" in hint

@@ -14,6 +14,7 @@ import pytest
 
 import keel_lab
 from keel_lab.course.checks.pairing import random_ids, verify_pair_results
+from keel_lab.course.checks.verdict import drawn
 
 # the answer written as `async def` returns a coroutine, which the check reports and never awaits
 pytestmark = pytest.mark.filterwarnings("ignore:coroutine 'async_def' was never awaited")
@@ -121,6 +122,17 @@ def pair_sorted(calls, results):  # right only if ids sorted like the calls
 def pair_by_id_number(calls, results):  # parses a counter out of the id
     return [(c, sorted(results, key=lambda r: int(r.call_id.rsplit("-", 1)[-1]))[i])
             for i, c in enumerate(calls)]
+
+
+def pair_by_places_in_id_order(calls, results):  # the k-th call in id order, the k-th result
+    calls_by_id = sorted(calls, key=lambda c: c.id)
+    results_by_id = sorted(results, key=lambda r: r.call_id)
+    table = {c.id: r for c, r in zip(calls_by_id, results_by_id, strict=False)}
+    return [(c, table.get(c.id)) for c in calls]
+
+
+def pair_by_index(calls, results):  # positional, with None past the last result
+    return [(c, results[i] if i < len(results) else None) for i, c in enumerate(calls)]
 
 
 def pair_ids(calls, results):
@@ -557,6 +569,184 @@ def reduce_nested(calls, results):
 
 RIGHT = [pair_by_table, pair_by_search, pair_with_a_counter, generator, lists_not_tuples,
          counter_comprehension, sort_by_position, reduce_nested]
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def zip_by_position(calls, results):
+    return list(zip(calls, results))  # noqa: B905
+
+
+def dict_keeps_last_duplicate(calls, results):
+    by_id = {r.call_id: r for r in results}
+    return [(call, by_id.get(call.id)) for call in calls]
+
+
+def duplicates_only(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    return [(call, by_id.get(call.id)) for call in calls]
+
+
+def strangers_only(calls, results):
+    ids = {call.id for call in calls}
+    by_id = {}
+    for r in results:
+        if r.call_id not in ids:
+            raise ValueError(f"no call has the id {r.call_id}")
+        by_id[r.call_id] = r
+    return [(call, by_id.get(call.id)) for call in calls]
+
+
+def error_lists_every_id(calls, results):
+    ids = [r.call_id for r in results]
+    if len(set(ids)) != len(ids) or not set(ids) <= {c.id for c in calls}:
+        raise ValueError(f"bad results: {ids}")
+    by_id = {r.call_id: r for r in results}
+    return [(call, by_id.get(call.id)) for call in calls]
+
+
+def case_insensitive(calls, results):
+    by_id = {}
+    for r in results:
+        key = r.call_id.lower()
+        if key in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[key] = r
+    pairs = [(call, by_id.pop(call.id.lower(), None)) for call in calls]
+    for key, r in by_id.items():  # noqa: B007
+        raise ValueError(f"a result for no call: {r.call_id}")
+    return pairs
+
+
+def prefix_match_fresh(calls, results):
+    seen = set()
+    for r in results:
+        if r.call_id in seen:
+            raise ValueError(f"two results for the call {r.call_id}")
+        seen.add(r.call_id)
+        if not any(r.call_id.startswith(c.id) for c in calls):
+            raise ValueError(f"a result for no call: {r.call_id}")
+    pairs = []
+    for call in calls:
+        match = next((r for r in results if r.call_id.startswith(call.id)), None)
+        pairs.append((call, match))
+    return pairs
+
+
+def skipped_calls_left_out(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = [(call, by_id.pop(call.id)) for call in calls if call.id in by_id]
+    if by_id:
+        raise ValueError(f"a result for no call: {next(iter(by_id))}")
+    return pairs
+
+
+def removes_from_results(calls, results):
+    ids = [r.call_id for r in results]
+    for i in ids:
+        if ids.count(i) > 1:
+            raise ValueError(f"two results for the call {i}")
+    pairs = []
+    for call in calls:
+        match = next((r for r in results if r.call_id == call.id), None)
+        if match is not None:
+            results.remove(match)
+        pairs.append((call, match))
+    if results:
+        raise ValueError(f"a result for no call: {results[0].call_id}")
+    return pairs
+
+
+def value_not_result(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = []
+    for call in calls:
+        r = by_id.pop(call.id, None)
+        pairs.append((call, r.value if r is not None else None))
+    if by_id:
+        raise ValueError(f"a result for no call: {next(iter(by_id))}")
+    return pairs
+
+
+def equal_duplicates_allowed(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id and by_id[r.call_id] != r:
+            raise ValueError(f"two different results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = [(call, by_id.pop(call.id, None)) for call in calls]
+    if by_id:
+        raise ValueError(f"a result for no call: {next(iter(by_id))}")
+    return pairs
+
+
+def keyerror_for_stranger(calls, results):
+    index = {call.id: i for i, call in enumerate(calls)}
+    paired = [None] * len(calls)
+    for r in results:
+        i = index[r.call_id]
+        if paired[i] is not None:
+            raise ValueError(f"two results for the call {r.call_id}")
+        paired[i] = r
+    return list(zip(calls, paired))  # noqa: B905
+
+
+def returns_dict_fresh(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = {call.id: by_id.pop(call.id, None) for call in calls}
+    if by_id:
+        raise ValueError(f"a result for no call: {next(iter(by_id))}")
+    return pairs
+
+
+def sort_then_zip(calls, results):
+    ids = [r.call_id for r in results]
+    if len(set(ids)) != len(ids):
+        raise ValueError("two results for one call")
+    ordered = sorted(results, key=lambda r: r.call_id)
+    return list(zip(sorted(calls, key=lambda c: c.id), ordered))  # noqa: B905
+
+
+def stranger_message_without_id(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = [(call, by_id.pop(call.id, None)) for call in calls]
+    if by_id:
+        raise ValueError("a result matches no call")
+    return pairs
+
+
+def tuple_order_swapped(calls, results):
+    by_id = {}
+    for r in results:
+        if r.call_id in by_id:
+            raise ValueError(f"two results for the call {r.call_id}")
+        by_id[r.call_id] = r
+    pairs = [(by_id.pop(call.id, None), call) for call in calls]
+    if by_id:
+        raise ValueError(f"a result for no call: {next(iter(by_id))}")
+    return pairs
+
+
 WRONG = [
     (pair_keeps_the_last, "your pairs hold ['second'] of them, and no error says so: by the "
                           "lab's policy, raise ValueError naming"),
@@ -570,6 +760,9 @@ WRONG = [
     (pair_by_substring, "compare ids with =="),
     (pair_by_position, "you paired the n-th call with the n-th result"),
     (pair_sorted, "you paired the calls with the results sorted by id"),
+    (pair_by_places_in_id_order, "you paired the calls and the results by their places in id "
+                                 "order, but a skipped call has no result"),
+    (pair_by_index, "you paired the n-th call with the n-th result"),
     (pair_by_id_number, "your function raised ValueError: invalid literal for int()"),
     (pair_ids, "starts with the id"),
     (pair_as_dict, "returned a dict, expected a list of (call, result) pairs"),
@@ -610,6 +803,35 @@ WRONG = [
                        "error says so - a second result equal to the first is still a second "
                        "result"),
     (lists_every_id, "but also the ids of other results"),
+    (zip_by_position, "come in the order they finished and a skipped call has none: look each "
+                      "call's result up by its call_id"),
+    (dict_keeps_last_duplicate, "of them, and no error says so: by the lab's policy, raise "
+                                "ValueError naming toolu_01rEoIgWHpnKSmE70RJI5Km2"),
+    (duplicates_only, "silently: by the lab's policy, raise ValueError naming "
+                      "call_FqCQAbjMsK56xaIOEQW6G5hF"),
+    (strangers_only, "of them, and no error says so: by the lab's policy, raise ValueError "
+                     "naming toolu_01rEoIgWHpnKSmE70RJI5Km2"),
+    (error_lists_every_id, "by the lab's policy it names the offending id alone - a list of "
+                           "every id does not lead to the call"),
+    (case_insensitive, "was paired with nothing - ids are compared exactly: two ids that differ "
+                       "only in case belong to two calls"),
+    (prefix_match_fresh, "with the result of call_ztEz7teIDw70zi2X5yoGGTi771 - one id is the "
+                         "start of another: compare ids with =="),
+    (skipped_calls_left_out, "expected 3 pairs (one per call), got 2: a skipped call is paired "
+                             "with None"),
+    (removes_from_results, "function changed the results list it was given (2 results before, 0 "
+                           "after): leave the caller's list as it was"),
+    (value_not_result, "pair 0 ends with a str ('record INC-004'), not a Result (or None)"),
+    (equal_duplicates_allowed, "first is still a second result: by the lab's policy, raise "
+                               "ValueError naming toolu_01rEoIgWHpnKSmE70RJI5Km2"),
+    (keyerror_for_stranger, "your function raised KeyError: 'call_FqCQAbjMsK56xaIOEQW6G5hF'"),
+    (returns_dict_fresh, "your function returned a dict, expected a list of (call, result) pairs"),
+    (sort_then_zip, "with call hRfp9mNCC (keep the calls' order); pair 1 should start with call "
+                    "ElZfobqz3 (keep the calls' order)"),
+    (stranger_message_without_id, "no call'), which does not name the id "
+                                  "call_FqCQAbjMsK56xaIOEQW6G5hF: name it, so the error leads "
+                                  "to the call"),
+    (tuple_order_swapped, "pair 0 ends with a ToolCall, not a Result (or None)"),
 ]
 
 
@@ -629,9 +851,16 @@ def test_pair_results_wrong(fn, hint):
     assert not verdict.passed and hint in verdict.hints[0], verdict.hints
 
 
-@pytest.mark.parametrize("fn", [pair_by_position, pair_sorted], ids=lambda f: f.__name__)
-def test_a_zipped_or_sorted_answer_is_never_told_about_prefixes(fn):
-    assert not any("start of another" in hint for hint in verify_pair_results(fn).hints)
+@pytest.mark.parametrize("fn", [pair_by_position, pair_sorted, pair_by_places_in_id_order,
+                                pair_by_index], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("run", [None, *range(40)])
+def test_a_zipped_or_sorted_answer_is_never_told_about_prefixes(fn, run):
+    """Whatever ids a grader draws, an answer that compared no ids is not told how to compare
+    them: "start of another" and "only in case" are for answers whose pairs show it."""
+    with drawn(run):
+        hints = verify_pair_results(fn).hints
+    assert not any(hint.endswith(end) for hint in hints
+                   for end in ("compare ids with ==", "belong to two calls")), hints
 
 
 def test_bad_input_hints_name_the_case_and_the_id():

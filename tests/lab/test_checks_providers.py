@@ -83,6 +83,109 @@ def wrong_type(output, run):
             for i in output if i["type"] == "function_call"]
 
 
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def item_id_not_call_id(output, run):
+    return [{"type": "function_call_output", "call_id": item["id"],
+             "output": run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def answers_every_item(output, run):
+    answers = []
+    for item in output:
+        if item["type"] == "function_call":  # noqa: SIM108
+            result = run(item["name"], item["arguments"])
+        else:
+            result = ""
+        answers.append({"type": "function_call_output",
+                        "call_id": item.get("call_id", item.get("id")),
+                        "output": result})
+    return answers
+
+
+def runs_twice(output, run):
+    answers = []
+    for item in output:
+        if item["type"] == "function_call":  # noqa: SIM102
+            if run(item["name"], item["arguments"]) is not None:
+                answers.append({"type": "function_call_output", "call_id": item["call_id"],
+                                "output": run(item["name"], item["arguments"])})
+    return answers
+
+
+def wrong_type_name(output, run):
+    return [{"type": "function_call_result", "call_id": item["call_id"],
+             "output": run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def cache_by_name(output, run):
+    cache = {}
+    answers = []
+    for item in output:
+        if item["type"] == "function_call":
+            if item["name"] not in cache:
+                cache[item["name"]] = run(item["name"], item["arguments"])
+            answers.append({"type": "function_call_output", "call_id": item["call_id"],
+                            "output": cache[item["name"]]})
+    return answers
+
+
+def dict_by_call_id(output, run):
+    return {item["call_id"]: run(item["name"], item["arguments"])
+            for item in output if item["type"] == "function_call"}
+
+
+def attribute_access(output, run):
+    return [{"type": "function_call_output", "call_id": item.call_id,
+             "output": run(item.name, item.arguments)}
+            for item in output if item.type == "function_call"]
+
+
+def first_call_only(output, run):
+    item = next(i for i in output if i["type"] == "function_call")
+    return [{"type": "function_call_output", "call_id": item["call_id"],
+             "output": run(item["name"], item["arguments"])}]
+
+
+def items_rewritten_in_place(output, run):
+    answers = []
+    for item in output:
+        if item["type"] == "function_call":
+            item["output"] = run(item["name"], item["arguments"])
+            item["type"] = "function_call_output"
+            answers.append(item)
+    return answers
+
+
+def call_id_derived_from_item_id(output, run):
+    return [{"type": "function_call_output", "call_id": "call_" + item["id"][3:],
+             "output": run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def prints_outputs(output, run):
+    for item in output:
+        if item["type"] == "function_call":
+            print({"type": "function_call_output", "call_id": item["call_id"],
+                   "output": run(item["name"], item["arguments"])})
+
+
+def results_zipped_with_calls_reversed(output, run):
+    calls = [i for i in output if i["type"] == "function_call"]
+    results = [run(c["name"], c["arguments"]) for c in reversed(calls)]
+    return [{"type": "function_call_output", "call_id": c["call_id"], "output": r}
+            for c, r in zip(calls, results)]  # noqa: B905
+
+
+def missing_type_key(output, run):
+    return [{"call_id": item["call_id"], "output": run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
 WRONG = [
     (wrong_item_id, "not the output item's id (fc_...)"),
     (wrong_sorted_pairing, "got the result of call_"),
@@ -91,6 +194,33 @@ WRONG = [
     (wrong_every_item, "only function_call items get an output"),
     (wrong_stops_at_message, "got 0 outputs: every call gets exactly one"),
     (wrong_type, "'function_call_output'"),
+    (item_id_not_call_id, "pair by the call's call_id (call_h8oOOL8dKLzdocJ2isAjIhKt), not the "
+                          "output item's id (fc_...)"),
+    (answers_every_item, "an output answers the reasoning item rs_Ty4Qwb8DwkNhFdnXsiVpzz63: "
+                         "only function_call items get an output"),
+    (runs_twice, "call_MFLZDe1...]: run was called 6 times for 3 calls: each call runs exactly "
+                 "once (side effects would repeat)"),
+    (wrong_type_name, "call_MFLZDe1...]: an item has type 'function_call_result': a result goes "
+                      "back as 'function_call_output'"),
+    (cache_by_name, "call_MxEhh2F...]: run was called 1 times for 2 calls: each call runs "
+                    "exactly once - some call was never run"),
+    (dict_by_call_id, "function_call search_logs call_MFLZDe1...]: return a list of input items "
+                      "(one dict per call), got a dict"),
+    (attribute_access, "search_logs call_MFLZDe1...]: your function raised AttributeError: "
+                       "'dict' object has no attribute 'type'"),
+    (first_call_only, "call call_DL7DxtpYlSXpfKtHF4vUCsMe (lookup_incident) got 0 outputs: "
+                      "every call gets exactly one"),
+    (items_rewritten_in_place, "call_MFLZDe1...]: an output carries call_id "
+                               "'call_h8oOOL8dKLzdocJ2isAjIhKt', which no function_call item has"),
+    (call_id_derived_from_item_id, "call_MFLZDe1...]: an output carries call_id "
+                                   "'call_Pde0IgxLd6GncfBAepfJBd0K', which no function_call "
+                                   "item has"),
+    (prints_outputs, "function_call search_logs call_MFLZDe1...]: your function returned None - "
+                     "is a `return` missing?"),
+    (results_zipped_with_calls_reversed, "got the result of call_MFLZDe1f8rESQedUStPKR0Cs: run "
+                                         "each call and put its own result in its output"),
+    (missing_type_key, "search_logs call_MFLZDe1...]: an item has type None: a result goes back "
+                       "as 'function_call_output'"),
 ]
 
 

@@ -11,6 +11,9 @@ import pytest
 from keel_lab.core.streaming import Finish, StreamAssembler, ToolCallDelta
 from keel_lab.course.checks.stall import CASES, verify_read_turn
 
+# `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
+pytestmark = pytest.mark.filterwarnings("ignore:coroutine 'with_wait_for' was never awaited")
+
 
 async def with_wait_for(stream, timeout):
     assembler = StreamAssembler()
@@ -532,7 +535,233 @@ async def recursive(stream, timeout, _assembler=None, _events=None):
     return await recursive(stream, timeout, assembler, events)
 
 
+def plain_def(stream, timeout):  # `def` and `for`: the stream is an async one
+    assembler = StreamAssembler()
+    for event in stream:
+        assembler.feed(event)
+    return assembler.result()
+
+
+def runs_its_own_loop(stream, timeout):  # a `def` that starts a loop inside the lab's own
+    return asyncio.run(with_wait_for(stream, timeout))
+
+
+def returns_at_once(stream, timeout):  # `def`, never reads: the lab awaits what it returns
+    return StreamAssembler().interrupted("not read")
+
+
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+async def no_timeout_at_all(stream, timeout):
+    assembler = StreamAssembler()
+    async for event in stream:
+        assembler.feed(event)
+        if assembler.finish_reason is not None:
+            return assembler.result()
+    return assembler.interrupted("the stream ended before its finish")
+
+
+def def_not_async(stream, timeout):
+    assembler = StreamAssembler()
+    for event in stream:
+        assembler.feed(event)
+        if assembler.finish_reason is not None:
+            break
+    return assembler.result()
+
+
+async def swallows_cancellation(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except (TimeoutError, asyncio.CancelledError):
+            return assembler.interrupted("stopped")
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def deadline_for_whole_turn(stream, timeout):
+    assembler = StreamAssembler()
+    try:
+        async with asyncio.timeout(timeout):
+            async for event in stream:
+                assembler.feed(event)
+                if assembler.finish_reason is not None:
+                    return assembler.result()
+    except TimeoutError:
+        return assembler.interrupted(f"no finish after {timeout} s")
+    return assembler.interrupted("the stream ended before its finish")
+
+
+async def end_of_stream_is_finish(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except TimeoutError:
+            return assembler.interrupted(f"no event for {timeout} s")
+        except StopAsyncIteration:
+            break
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def reads_past_finish(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while True:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except TimeoutError:
+            return assembler.interrupted(f"no event for {timeout} s")
+        except StopAsyncIteration:
+            break
+        assembler.feed(event)
+    if assembler.finish_reason is None:
+        return assembler.interrupted("the stream ended before its finish")
+    return assembler.result()
+
+
+async def returns_none_on_timeout(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except (TimeoutError, StopAsyncIteration):
+            return None
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def timeout_propagates(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def forgets_await(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = asyncio.wait_for(anext(events), timeout)
+        except TimeoutError:
+            return assembler.interrupted(f"no event for {timeout} s")
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def wait_leaves_task_pending(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        task = asyncio.ensure_future(anext(events))
+        done, _ = await asyncio.wait({task}, timeout=timeout)
+        if not done:
+            return assembler.interrupted(f"no event for {timeout} s")
+        try:
+            event = task.result()
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def timeout_in_milliseconds(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout * 1000)
+        except TimeoutError:
+            return assembler.interrupted(f"no event for {timeout} s")
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def finish_not_fed_fresh(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while True:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except TimeoutError:
+            return assembler.interrupted(f"no event for {timeout} s")
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        if type(event).__name__ == "Finish":
+            return assembler.result()
+        assembler.feed(event)
+
+
+async def raises_on_timeout(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except TimeoutError:
+            raise RuntimeError(f"stream stalled for {timeout} s")  # noqa: B904
+        except StopAsyncIteration:
+            return assembler.interrupted("the stream ended before its finish")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def catches_everything(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    while assembler.finish_reason is None:
+        try:
+            event = await asyncio.wait_for(anext(events), timeout)
+        except BaseException:
+            return assembler.interrupted("stopped")
+        assembler.feed(event)
+    return assembler.result()
+
+
+async def timeout_only_first_event(stream, timeout):
+    assembler = StreamAssembler()
+    events = aiter(stream)
+    try:
+        first = await asyncio.wait_for(anext(events), timeout)
+    except TimeoutError:
+        return assembler.interrupted(f"no event for {timeout} s")
+    except StopAsyncIteration:
+        return assembler.interrupted("empty stream")
+    assembler.feed(first)
+    async for event in events:
+        assembler.feed(event)
+        if assembler.finish_reason is not None:
+            return assembler.result()
+    return assembler.interrupted("the stream ended before its finish")
+
+
 WRONG = [
+    (plain_def, "'async_generator' object is not iterable - the stream is asynchronous: read "
+                "it with `async for` inside an `async def`"),
+    (runs_its_own_loop, "the lab already runs your function in its event loop, and no second "
+                        "loop can start inside it"),
+    (returns_at_once, "your function returned an Assembly at once, with nothing to await: "
+                      "write it as `async def read_turn(...)`"),
     (never_times_out, "you waited 2100 s, 2100 s after the last event: no timeout fired"),
     (measures_wall_time, "no timeout fired"),
     (a_total_deadline, "not a deadline for the whole turn"),
@@ -571,6 +800,34 @@ WRONG = [
     (tool_calls_finish_only, "the finish arrived: return assembler.result() - whatever its "
                              "reason (here 'refusal')"),
     (timeout_around_the_body, "The timeout must wrap the wait for the next event"),
+    (no_timeout_at_all, "asyncio runs on the loop's clock, time.monotonic() on the wall's"),
+    (def_not_async, "object is not iterable - the stream is asynchronous: read it with `async "
+                    "for` inside an `async def`"),
+    (swallows_cancellation, "let asyncio.CancelledError propagate (catch only the timeout), so "
+                            "the code that cancelled you stops too"),
+    (deadline_for_whole_turn, "2 s passed without an event: the timeout is the silence between "
+                              "two events, not a deadline for the whole turn"),
+    (end_of_stream_is_finish, "needs a finish: feed the Finish to the assembler too, or return "
+                              "assembler.interrupted(why) when none arrived)"),
+    (reads_past_finish, "2 s more for another event: return assembler.result() at the finish - "
+                        "the stream may stay open after it"),
+    (returns_none_on_timeout, "any event: stopped after 2 s of silence, nothing to run: your "
+                              "function returned None - is a `return` missing?"),
+    (timeout_propagates, "TimeoutError: (a stall is an answer, not an error: catch the timeout "
+                         "and return assembler.interrupted(why))"),
+    (forgets_await, "as the lab assembles them: your function raised AttributeError: "
+                    "'coroutine' object has no attribute 'reason'"),
+    (wait_leaves_task_pending, "is still pending after you returned, waiting on the stream: "
+                               "cancel it (task.cancel()) before you return"),
+    (timeout_in_milliseconds, "run: your timeout fired after 2000 s without an event, not 2 s: "
+                              "the timeout is in seconds, as asyncio's are"),
+    (finish_not_fed_fresh, "needs a finish: feed the Finish to the assembler too, or return "
+                           "assembler.interrupted(why) when none arrived)"),
+    (raises_on_timeout, "stopped after 2 s of silence, nothing to run: your function raised "
+                        "RuntimeError: stream stalled for 2.0 s"),
+    (catches_everything, "let asyncio.CancelledError propagate (catch only the timeout), so the "
+                         "code that cancelled you stops too"),
+    (timeout_only_first_event, "asyncio runs on the loop's clock, time.monotonic() on the wall's"),
 ]
 RIGHT = [with_a_rescheduled_timeout, with_a_task_and_wait, one_timeout_rescheduled,
          a_task_per_event_cancelled, recursive]

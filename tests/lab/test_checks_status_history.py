@@ -646,6 +646,236 @@ def by_handlers(events):
 
 
 RIGHT = [with_a_loop, by_segments, as_a_generator, folded, by_regex, by_handlers]
+
+# --- a tester's answers who had not read the check (issue 22) ---
+
+
+def ignores_pauses(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    codes = [e.code for e in events if e.code and e.code != "approval_required"]
+    if any(c in fatal for c in codes):
+        return ["failed"]
+    return ["partial" if codes else "completed"]
+
+
+def any_code_fails(events):
+    statuses = []
+    for e in events:
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            return statuses + ["failed"]  # noqa: RUF005
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["completed"]  # noqa: RUF005
+
+
+def approval_required_is_partial(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        if e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def end_after_pause_too(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def stops_at_first_pause(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    partial = False
+    for e in events:
+        if e.code in fatal:
+            return ["failed"]
+        if e.kind == "tool.awaiting_approval":
+            return ["waiting_for_approval"]
+        if e.code:
+            partial = True
+    return ["partial" if partial else "completed"]
+
+
+def pauses_deduplicated(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            if "waiting_for_approval" not in statuses:
+                statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def pause_counted_before_fatal(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses = ["waiting_for_approval" for e in events if e.kind == "tool.awaiting_approval"]
+    if any(e.code in fatal for e in events):
+        return statuses + ["failed"]  # noqa: RUF005
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    partial = any(e.code and e.code != "approval_required" for e in events)
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def partial_reset_each_turn(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.kind == "model.called":
+            partial = False
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def denial_is_fatal(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output", "approval_denied"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def end_only_after_model_called(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if not events or events[-1].kind != "model.called":
+        return statuses
+    if any(e.code in fatal for e in events):
+        return statuses + ["failed"]  # noqa: RUF005
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def returns_string_when_one(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            statuses.append("failed")
+            break
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    else:
+        if not (events and events[-1].kind == "tool.awaiting_approval"):
+            statuses.append("partial" if partial else "completed")
+    return statuses[0] if len(statuses) == 1 else statuses
+
+
+def forgets_invalid_tool_output(events):
+    fatal = {"unknown_tool", "tool_internal_error"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def compares_event_to_string(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    for e in events:
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code and e.code != "approval_required":
+            partial = True
+    if events and events[-1] == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def tool_failed_kind_means_failed(events):
+    statuses, partial = [], False
+    for e in events:
+        if e.kind == "tool.failed" and e.code != "approval_denied":
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if events and events[-1].kind == "tool.awaiting_approval":
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
+def last_event_only(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses = ["waiting_for_approval" for e in events if e.kind == "tool.awaiting_approval"]
+    last = events[-1]
+    if last.kind == "tool.awaiting_approval":
+        return statuses
+    if last.code in fatal:
+        return statuses + ["failed"]  # noqa: RUF005
+    if any(e.code and e.code != "approval_required" for e in events):
+        return statuses + ["partial"]  # noqa: RUF005
+    return statuses + ["completed"]  # noqa: RUF005
+
+
+def mutates_events(events):
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    statuses, partial = [], False
+    waiting_at_end = bool(events) and events[-1].kind == "tool.awaiting_approval"
+    while events:
+        e = events.pop(0)
+        if e.code in fatal:
+            return statuses + ["failed"]  # noqa: RUF005
+        if e.kind == "tool.awaiting_approval":
+            statuses.append("waiting_for_approval")
+        elif e.code:
+            partial = True
+    if waiting_at_end:
+        return statuses
+    return statuses + ["partial" if partial else "completed"]  # noqa: RUF005
+
+
 WRONG = [
     (final_only, "a restart nobody has decided yet [model.called, "
                  "tool.awaiting_approval(approval_required)]: expected "
@@ -779,6 +1009,35 @@ WRONG = [
                               "tool.requested, tool.failed(tool_internal_error), "
                               "tool.awaiting_approval(approval_required)]: expected ['failed'], "
                               "got ['failed', 'waiting_for_approval'] (one status each time"),
+    (ignores_pauses, "got ['completed'] - the trace ends at the pause: the run still waits, no "
+                     "status after it"),
+    (any_code_fails, "got ['failed'] - a business error goes back to the model, which answers "
+                     "with what it has: partial"),
+    (approval_required_is_partial, "the approved run completes: approval_required is a pause, "
+                                   "not an error, so it does not make the end partial"),
+    (end_after_pause_too, "the trace ends at the pause: the run still waits, no status after it"),
+    (stops_at_first_pause, "the approved run completes: approval_required is a pause, not an "
+                           "error, so it does not make the end partial"),
+    (pauses_deduplicated, "each pause is a stop; the denial makes the end partial"),
+    (pause_counted_before_fatal, "a crash outranks a pause in its turn: nothing waits on a run "
+                                 "that cannot go on"),
+    (partial_reset_each_turn, "a business error goes back to the model, which answers with what "
+                              "it has: partial"),
+    (denial_is_fatal, "['waiting_for_approval', 'failed'] - a person's no (approval_denied) is "
+                      "a fact the model can explain: partial"),
+    (end_only_after_model_called, "a crashed tool fails the run"),
+    (returns_string_when_one, "tool.finished, model.called]: your function returned a str "
+                              "('completed'), expected a list of statuses"),
+    (forgets_invalid_tool_output, "got ['partial'] - invalid_tool_output is fatal, like a "
+                                  "crash: the model cannot repair a broken tool's output"),
+    (compares_event_to_string, "got ['completed'] - the trace ends at the pause: the run still "
+                               "waits, no status after it"),
+    (tool_failed_kind_means_failed, "got ['failed'] - a business error goes back to the model, "
+                                    "which answers with what it has: partial"),
+    (last_event_only, "last event: the calls after it in its turn still run and are recorded "
+                      "(the lab's policy); the run still fails"),
+    (mutates_events, "your function changed the events list it was given: read the trace, do "
+                     "not change it"),
 ]
 
 

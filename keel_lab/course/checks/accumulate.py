@@ -212,10 +212,13 @@ def _judge(v: Verdict, fn: Callable[..., Any], label: str, events: list[StreamEv
     assembly = assemble(events)
     want = [(s.id, s.name, s.arguments) for s in assembly.calls]
     got = listed(v, label, N_("a list of (id, name, arguments) calls, in index order"),
-                 fn, list(events))
+                 fn, given := list(events))
     if got is None:
         return None
-    return labelled(label, _problem(events, got, want, [s.index for s in assembly.calls], fed))
+    return labelled(label, _problem(events, got, want, [s.index for s in assembly.calls], fed)
+                    or (_("your function changed the events list it was given: read the "
+                          "deltas, do not change them - the stream's other readers get the "
+                          "same list") if given != events else ""))
 
 
 def verify_accumulate(accumulate: Callable[[list[StreamEvent]], Any]) -> Verdict:

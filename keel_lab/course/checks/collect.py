@@ -29,9 +29,11 @@ from keel_lab.core.tools import ToolOutcome, failure
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import (
     Verdict,
+    awaitable,
     describe,
     driven,
     guard,
+    in_a_loop,
     labelled,
     returned_none,
     seeded,
@@ -106,7 +108,7 @@ async def _collect(fn: CollectBatch, c: Collected) -> Collected:
 
     c.given = list(c.batch)
     try:
-        c.stored = await fn(c.given, run)
+        c.stored = await awaitable(fn(c.given, run))
         c.took = now()
         c.cancelled = {i for i, t in tasks.items()  # cancelled, or asked to be and not yet run
                        if i not in finished and t and (t.cancelled() or t.cancelling())}
@@ -151,6 +153,9 @@ def _pairs(stored: Any) -> list[tuple[str, ToolOutcome]] | str:
         if two and isinstance(pair[0], str) and not isinstance(pair[1], ToolOutcome):
             return _("you answered {id} with {value}: pair each call id with its ToolOutcome, "
                      "a failed call's too").format(id=pair[0], value=describe(pair[1]))
+        if two and isinstance(pair[0], ToolRequest):
+            return _("your pairs start with the ToolRequest itself: pair its id, "
+                     "(request.call_id, outcome)")
         if not (two and isinstance(pair[0], str)):
             return _("an item you returned is {value}: each must be a (call id, outcome) "
                      "pair").format(value=describe(pair))
@@ -251,11 +256,16 @@ def _answered(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
 
 
 def _concurrent(c: Collected) -> str:
+    """"" when the batch took as long as its slowest call; else whether its calls ran one after
+    another (it took their sum) or only some of them at once (a limit of its own)."""
     slowest = max(c.delays.values())
     if c.took > slowest + 1e-9:
-        return _("the batch took {took} ms, its slowest call {slowest} ms: the calls ran one "
-                 "after another - start them all, then wait for all").format(
-                     took=f"{c.took * 1000:.0f}", slowest=f"{slowest * 1000:.0f}")
+        serial = c.took >= sum(c.delays.values()) - 1e-9
+        return (_("the batch took {took} ms, its slowest call {slowest} ms: the calls ran one "
+                  "after another - start them all, then wait for all") if serial else _(
+            "the batch took {took} ms, its slowest call {slowest} ms: some calls waited for "
+            "others to finish (a limit on how many run at once?) - start them all, then wait "
+            "for all")).format(took=f"{c.took * 1000:.0f}", slowest=f"{slowest * 1000:.0f}")
     return ""
 
 
@@ -299,7 +309,7 @@ def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
     done: list[tuple[str, Collected, list[tuple[str, ToolOutcome]]]] = []
     for n, (first, incidents) in enumerate(BATCHES):
         label = _shown(n, c := _batch(rng, first, incidents))
-        c = guard(v, label, driven(_drive, fn), c)
+        c = guard(v, label, driven(_drive, fn), c, explain=in_a_loop)
         if c is None:
             return v
         if c.stored is None:

@@ -164,12 +164,15 @@ def verify_answer_all(answer_all: AnswerAll) -> Verdict:
     v = Verdict("answer_all", [label for label, _, _ in SCENARIOS])
     answer_all = watched(answer_all, (invoke, Executor))
     for label, calls, failures in SCENARIOS:
-        tools = _Tools(failures)
+        tools, given = _Tools(failures), list(calls)  # its own copy: the scenario stays whole
         messages = listed(v, f"{_(label)} [{_shown(calls)}]", N_("a list of ToolMessage"),
-                          answer_all, calls, tools, explain=tools.explain)
+                          answer_all, given, tools, explain=tools.explain)
         if messages is None:
             return v
-        problems = _problems(calls, messages, tools)
+        problems = [_("your function changed the tool_calls list it was given ({n} calls "
+                      "before, {m} after): read it, do not change it - the caller's history "
+                      "still needs its calls").format(n=len(calls), m=len(given))
+                    ] if given != calls else _problems(calls, messages, tools)
         v.add(not problems, _("{label}: one message per call, in order, each with its own "
                               "result or error").format(label=_(label)),
               f"{_(label)}: " + "; ".join(problems))

@@ -127,7 +127,9 @@ def verify_count_in_order(count_in_order: CountInOrder, drawn_from: int | None =
         return v
     v.add(first == again, SAME_SEED,
           _("count_in_order(200, 3, {seed}) gave {first} and then {again}: draw the delays "
-            "from random.Random(seed), so a seed repeats its trials").format(
+            "from random.Random(seed), so a seed repeats its trials, and give every call its "
+            "own delay - calls that finish at the same moment come back in no fixed "
+            "order").format(
                 seed=given.repeated, first=first, again=again))
     for calls in CALLS:
         counts: list[int] = []

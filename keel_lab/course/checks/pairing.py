@@ -3,9 +3,9 @@
 The ids are random and shaped like real providers' (`call_` + 24 alphanumerics, `toolu_01` +
 base62, ...), drawn from the seed and arranged so that in no run do they sort, or end in numbers,
 in request order: a strategy that sorts or parses ids cannot pass by luck. A wrong pairing's
-hint says what the answer did instead (zipped by position, sorted the ids, matched a prefix or
-ignored case) only when its pairs show it. Each pair must hold the very Result given, `.error`
-and all, and the caller's list of results must be left as it was.
+hint says what the answer did instead (zipped by position, sorted the ids, paired by places in
+id order, matched a prefix or ignored case) only when its pairs show it. Each pair must hold the
+very Result given, `.error` and all, and the caller's list of results must be left as it was.
 
 Bad input follows the lab's policy: a second result for one call (even an equal one), or a
 result whose id matches no call, raises `ValueError` naming that id and no other result's -
@@ -76,9 +76,10 @@ def _turn(rng: random.Random, n: int) -> list[ToolCall]:
 
 def _instead(cases: list[Case]) -> str:
     """What a wrong answer did instead of matching ids, when every wrong (calls, pairs, results)
-    case shows it: paired the n-th call with the n-th result as they came, or sorted by id; or
-    paired calls with the results of ids that start like theirs, or equal them but for case. ""
-    when there are no cases or they show nothing in common."""
+    case shows it: paired the n-th call with the n-th result as they came, or sorted by id, or
+    the k-th call in id order with the k-th result in id order; or paired calls with the
+    results of ids that start like theirs, or equal them but for case. "" when there are no
+    cases or they show nothing in common."""
 
     def every(rule: Callable[[list[Any], list[Any], list[Result]], bool]) -> bool:
         return bool(cases) and all(rule(list(calls), pairs, list(results))
@@ -87,6 +88,14 @@ def _instead(cases: list[Case]) -> str:
     def zipped(order: Callable[[list[Result]], list[Result]]) -> bool:
         return every(lambda calls, pairs, results: bool(pairs) and [(c, id(r)) for c, r in pairs]
                      == [(c, id(r)) for c, r in zip(calls, order(results), strict=False)])
+
+    def ranked() -> bool:  # the k-th call in id order with the k-th result in id order
+        def rule(calls: list[Any], pairs: list[Any], results: list[Result]) -> bool:
+            place = {c.id: n for n, c in enumerate(sorted(calls, key=lambda c: c.id))}
+            ordered = sorted(results, key=lambda r: r.call_id)
+            return [(c, id(r)) for c, r in pairs] == [(c, id(
+                ordered[place[c.id]] if place[c.id] < len(ordered) else None)) for c in calls]
+        return every(rule)
 
     def crossed(alike: Callable[[str, str], bool]) -> bool:  # another id's result, every time
         return every(lambda calls, pairs, results: bool(ids := [
@@ -101,6 +110,10 @@ def _instead(cases: list[Case]) -> str:
     if zipped(lambda results: sorted(results, key=lambda r: r.call_id)):
         return _(" - you paired the calls with the results sorted by id, but ids are random: "
                  "their order says nothing about the calls' order; match call_id == call.id")
+    if ranked():
+        return _(" - you paired the calls and the results by their places in id order, but a "
+                 "skipped call has no result, so every result after it moves up one place: "
+                 "match call_id == call.id")
     if crossed(lambda a, b: a.startswith(b) or b.startswith(a)):
         return _(" - one id is the start of another: compare ids with ==")
     if crossed(lambda a, b: a.casefold() == b.casefold()):
@@ -271,11 +284,15 @@ def _paired(v: Verdict, fn: PairResults, label: str, calls: Sequence[ToolCall],
 
 def _legal(rng: random.Random) -> list[tuple[list[ToolCall], list[Result]]]:
     """The inputs of CHECKS[2:8], results in reverse request order: calls skipped (no result),
-    one failed (a Result with an .error), ids alike."""
+    one failed (a Result with an .error), ids alike. The first call skipped has the smallest
+    id, so pairing calls and results by their places in id order fails at once."""
     stem, twin, other = random_ids(3, rng)
     prefixed, cased = ([ToolCall(i, "lookup_incident", "{}") for i in ids]
                        for ids in ((stem + "7", stem, stem + "71"), (twin, twin.swapcase(), other)))
-    turns = [(_turn(rng, 3), {1}, -1), (_turn(rng, 4), {0, 3}, -1), (_turn(rng, 2), {0, 1}, -1),
+    first = _turn(rng, 3)
+    low = min(range(3), key=lambda n: first[n].id)
+    first[1], first[low] = first[low], first[1]
+    turns = [(first, {1}, -1), (_turn(rng, 4), {0, 3}, -1), (_turn(rng, 2), {0, 1}, -1),
              (_turn(rng, 3), set(), 1), (prefixed, set(), -1), (cased, {0}, -1)]
     return [(calls, [Result(c.id, "", "TimeoutError: no answer in 30 s") if i == failed
                      else Result(c.id, "ok") for i, c in reversed(list(enumerate(calls)))

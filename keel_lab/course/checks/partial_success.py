@@ -159,10 +159,14 @@ def verify_status_history(history_fn: Callable[[list[Event]], Any]) -> Verdict:
     for label, why, turns, decisions in CASES:
         events, want = story(turns, decisions)
         what = _("{label} [{trace}]").format(label=_(label), trace=_trace(events))
-        got = listed(v, what, N_("a list of statuses"), history_fn, list(events))
+        got = listed(v, what, N_("a list of statuses"), history_fn, given := list(events))
         if got is None:
             return v
-        v.add(got == want, f"{_(label)}: {want}",
+        v.add(got == want and given == events, f"{_(label)}: {want}",
               _("{what}: expected {want}, got {got}{note} - {why}").format(
-                  what=what, want=want, got=got, note=_note(want, got), why=_(why)))
+                  what=what, want=want, got=got, note=_note(want, got), why=_(why))
+              if got != want else _(
+                  "{what}: your function changed the events list it was given: read the "
+                  "trace, do not change it - it is the run's record, read again after "
+                  "you").format(what=what))
     return v

@@ -24,7 +24,15 @@ from typing import Any
 from keel_lab.core.clock import now, run_coroutine
 from keel_lab.core.streaming import Assembly, Finish, StreamAssembler, StreamEvent, assemble
 from keel_lab.course import data
-from keel_lab.course.checks.verdict import Verdict, describe, driven, guard, raised_by
+from keel_lab.course.checks.verdict import (
+    Verdict,
+    awaitable,
+    describe,
+    driven,
+    guard,
+    in_a_loop,
+    raised_by,
+)
 from keel_lab.course.i18n import N_, _
 from keel_lab.course.scenarios import COMPARE, offline_stream
 from keel_lab.providers.diagnosis import read_stream, to_events
@@ -103,7 +111,7 @@ async def _read(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run 
     start, before = now(), asyncio.all_tasks()
     asked = [start]
     stream = _stream(events, case.gap, case.silent, asked)
-    task = asyncio.ensure_future(fn(stream, TIMEOUT))
+    task = asyncio.ensure_future(awaitable(fn(stream, TIMEOUT)))
     try:
         if case.cancel:
             await asyncio.sleep(case.gap * len(events) + TIMEOUT / 2)
@@ -220,8 +228,10 @@ def _problem(run: Run, events: Sequence[StreamEvent], case: Case) -> str:
 
 
 def _explain(exc: Exception) -> str:
-    """What the check knows of an exception: a timeout that escaped, or `result()` called
-    although no finish was fed to the assembler."""
+    """What the check knows of an exception: a timeout that escaped, `result()` called
+    although no finish was fed to the assembler, or code written as if no loop ran it."""
+    if loop := in_a_loop(exc):
+        return loop
     hint = (_("(a stall is an answer, not an error: catch the timeout and return "
               "assembler.interrupted(why))") if isinstance(exc, TimeoutError) else
             _("(result() needs a finish: feed the Finish to the assembler too, or return "

@@ -10,6 +10,7 @@ learner's cell, and a `None` (a forgotten `return`) a hint saying so, never a cr
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 import linecache
@@ -34,6 +35,11 @@ class Delegated(Exception):
 
 class ReturnedNone(Exception):
     """The learner's function returned None where the lab's own code called it (a real run)."""
+
+
+class NotAwaitable(Exception):
+    """An exercise the lab awaits returned a plain value: it was written with `def`, not
+    `async def`. Its text is what it returned, described."""
 
 
 NOT_TRIED = N_("not tried (fix the first failure first)")
@@ -130,10 +136,17 @@ def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
         verdict.add(False, "", str(exc))
     except ReturnedNone as exc:
         verdict.add(False, "", returned_none(f"{what}, {exc}" if str(exc) else what))
+    except NotAwaitable as exc:
+        verdict.add(False, "", _("{what}: your function returned {value} at once, with nothing "
+                                 "to await: write it as `async def {name}(...)`, so that the "
+                                 "lab can await it, and `await` the calls inside").format(
+                                     what=what, value=exc, name=verdict.exercise))
     except Exception as exc:
         verdict.add(False, "", _("{what}: your function raised {error}: {message}").format(
             what=what, error=type(exc).__name__, message=exc)
             + where(exc, fn) + (explain(exc) if explain else ""))
+        traceback.clear_frames(exc.__traceback__)  # what its frames held (a coroutine it never
+        # awaited) goes now, its warning with it, not at some later garbage collection
     return None
 
 
@@ -146,6 +159,39 @@ def driven(driver: Callable[..., Any], fn: Callable[..., Any]) -> Callable[..., 
     if drive is not None:
         return drive(driver)  # type: ignore[no-any-return]
     return functools.partial(driver, fn)
+
+
+def awaitable(value: Any) -> Awaitable[Any]:
+    """What the learner's coroutine function returned, for the check's driver to await;
+    `NotAwaitable` when it is a plain value (a `def` where the exercise says `async def`), so
+    the hint says that rather than "object list can't be used in 'await' expression". The
+    coroutines it holds (the calls it never awaited, as pairs or alone) are closed, so Python
+    does not warn about the lab's own `run`."""
+    if not inspect.isawaitable(value):
+        for item in value if isinstance(value, list | tuple) else ():
+            for part in item if isinstance(item, list | tuple) else (item,):
+                if isinstance(part, Coroutine):
+                    part.close()
+        raise NotAwaitable(describe(value))
+    return value
+
+
+def in_a_loop(exc: Exception) -> str:
+    """What the check knows of an exception of an exercise the lab awaits, written as if it ran
+    alone: asyncio.run or run_until_complete inside the lab's running loop, a `for` over an
+    async stream, or a coroutine used where its value belongs (an `await` forgotten). "" for
+    any other exception."""
+    nested = (asyncio.run, asyncio.BaseEventLoop._check_running)  # type: ignore[attr-defined]
+    if isinstance(exc, RuntimeError) and any(raised_by(exc, f) for f in nested):
+        return _(" - the lab already runs your function in its event loop, and no second loop "
+                 "can start inside it: write `async def` and `await` the calls instead")
+    if isinstance(exc, TypeError) and "'async_generator' object is not iterable" in str(exc):
+        return _(" - the stream is asynchronous: read it with `async for` inside an "
+                 "`async def`")
+    if isinstance(exc, AttributeError | TypeError) and "'coroutine' object" in str(exc):
+        return _(" - a coroutine was used where its value belongs: an `await` is missing "
+                 "(value = await ...)")
+    return ""
 
 
 def raised_by(exc: BaseException, function: Callable[..., Any]) -> bool:
