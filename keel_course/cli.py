@@ -146,7 +146,7 @@ def _grade(args: argparse.Namespace) -> int:
     unconfined = isolation()
     if unconfined:  # on every run: the instructor must know what the grades are worth
         print(f"keel-course: warning: {printable(unconfined)}: submissions run in plain processes, "
-              "which a determined cheat can escape (README: Grading's threat model)",
+              "which a determined cheat can escape (docs/grading.md: the threat model)",
               file=sys.stderr)
     with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
               disable=None) as bar:

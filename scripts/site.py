@@ -11,8 +11,10 @@ other language when that edition has it.
 
 An edition is a folder of learner notebooks (NN_name.ipynb) and its glossary.md: English is
 notebooks/, Chinese notebooks/zh/ once it exists. site/ holds what every edition shares (Sphinx
-configuration, templates, styles, the index page). The site's own text (the index page, the
-title, the switch's name) is translated at staging, as the notebooks are, from a gettext catalog
+configuration, templates, styles, the index page). OUT/index.html, the first page, says what the
+course is in every edition's language and links each edition. The site's own text (the index
+page, the title, the switch's name, the first page's links) is translated at staging, as the
+notebooks are, from a gettext catalog
 site/locale/<locale>/LC_MESSAGES/site.po (`--update-catalogs` merges changed English into it,
 fuzzy). A Chinese edition serves the CJK font subset the plots use (data/fonts/) from its
 own _static/, so its pages read the same on any machine and ask no other host for a font.
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import html
 import json
 import re
 import shutil
@@ -58,7 +61,8 @@ GENERATED = ("genindex", "search")  # pages Sphinx writes in every edition
 CATALOG = "site"  # site/locale/<locale>/LC_MESSAGES/site.po: the site's own text
 TITLE = "keel-lab: parallel and streamed tool calls"
 SWITCH = "Language"  # the language switch's name for screen readers
-STRINGS = (TITLE, SWITCH)  # the site's text outside site/index.md
+READ = "Read the course"  # the first page's link to each edition, in its language
+STRINGS = (TITLE, SWITCH, READ)  # the site's text outside site/index.md
 FONT_CSS = "keel-cjk.css"  # in site/_static/, kept only in an edition that serves the font
 SCHEMA = get_validator(version=4, version_minor=nbformat.v4.nbformat_minor)  # type: ignore[no-untyped-call]
 
@@ -197,24 +201,52 @@ def sphinx(src: Path, work: Path) -> Path:
     return html
 
 
+def about() -> str:
+    """What the course is: the paragraph under site/index.md's title, which the first page
+    shows in every language (its translation is the index page's)."""
+    return translation.units((SITE / "index.md").read_text(encoding="utf-8"))[1][0]
+
+
+def inline(markdown: str) -> str:
+    """One translated paragraph as HTML: escaped, code spans as <code>, its lines joined (by a
+    space, but none between two Chinese characters)."""
+    text = re.sub(r"(?<=[^\x00-\x7f])\n(?=[^\x00-\x7f])", "", markdown).replace("\n", " ")
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", html.escape(text, quote=False))
+
+
 def landing(editions: tuple[Edition, ...]) -> str:
-    """OUT/index.html: straight to the first edition, with a link to each."""
-    first = editions[0]
-    title = first.translate()(TITLE)
-    links = "\n".join(f'<li><a lang="{e.html_lang}" href="{e.code}/index.html">{e.label}</a></li>'
-                      for e in editions)
+    """OUT/index.html, the site's first page: in every edition's language, what the course is
+    and a link to that edition; no redirect, so a reader chooses. A Chinese edition's font
+    stylesheet is linked from its own folder (its font URL is relative to the stylesheet)."""
+    fonts = "".join(f'<link rel="stylesheet" href="{e.code}/_static/{FONT_CSS}">\n'
+                    for e in editions if e.font)
+    sections = []
+    for e in editions:
+        tr = e.translate()
+        sections.append(f"""<section lang="{e.html_lang}">
+<h1>{html.escape(tr(TITLE))}</h1>
+<p>{inline(tr(about()))}</p>
+<p class="read"><a href="{e.code}/index.html">{html.escape(tr(READ))}</a></p>
+</section>""")
+    body = "\n".join(sections)
     return f"""<!DOCTYPE html>
-<html lang="{first.html_lang}">
+<html lang="{editions[0].html_lang}">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="refresh" content="0; url={first.code}/index.html">
-<title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(" / ".join(dict.fromkeys(e.translate()(TITLE) for e in editions)))}</title>
+{fonts}<style>
+body {{ font-family: var(--font-stack, system-ui, sans-serif); max-width: 42em; margin: 3em auto;
+       padding: 0 1em; line-height: 1.6; }}
+section + section {{ border-top: 1px solid #ccc; margin-top: 2em; }}
+h1 {{ font-size: 1.5em; }}
+.read a {{ font-size: 1.2em; }}
+</style>
 </head>
 <body>
-<h1>{title}</h1>
-<ul>
-{links}
-</ul>
+<main>
+{body}
+</main>
 </body>
 </html>
 """

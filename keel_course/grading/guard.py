@@ -14,7 +14,7 @@ function's - a `__code__` copied and renumbered, a re-compiled `inspect.getsourc
 found refuses the exercise (`found`).
 
 Not seen: threads started before the call, code running below Python, a copy edited enough to
-change its bytecode - see the README's threat model.
+change its bytecode - see docs/grading.md.
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ lab's module-level dicts, lists and sets; the builtins; and the hooks through wh
 unseen inside the checks - the profile and trace functions of this thread and of new threads,
 and the garbage collector's callbacks. Not watched: other libraries and the standard library,
 audit hooks (they cannot be listed), and anything done below Python (ctypes) - see the
-README's threat model.
+threat model in docs/grading.md.
 """
 
 from __future__ import annotations

@@ -129,7 +129,7 @@ def test_the_table_is_large_enough() -> None:
     assert all(e.fair for e in FAIR) and not any(e.fair for e in CHEATS)
 
 
-# Cheats that still get points, each with why (README: Grading's threat model); strict, so the
+# Cheats that still get points, each with why (docs/grading.md: the threat model); strict, so the
 # day one of them gets 0 this list must shrink.
 OPEN = {
     "plausible-count": "a count drawn from the right distribution, with the clock moved, is "

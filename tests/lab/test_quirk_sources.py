@@ -1,11 +1,13 @@
-"""The README's quirk table cites a file of the repository, with a public report per quirk (or,
-for a policy no public report asked for, the documentation or standard it rests on)."""
+"""The quirk table (docs/stream-quirks.md, linked from the README) cites a file of the repository,
+with a public report per quirk (or, for a policy no public report asked for, the documentation or
+standard it rests on)."""
 
 import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = "docs/stream-quirks-sources.md"
+QUIRKS = "docs/stream-quirks.md"
 REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/"
                     r"|platform\.openai\.com/docs/|platform\.claude\.com/docs/|ai\.google\.dev/"
                     r"|www\.rfc-editor\.org/rfc/|html\.spec\.whatwg\.org/)")
@@ -23,14 +25,17 @@ def _table(path: str, header: str) -> dict[str, str]:
     return rows
 
 
-def test_the_readme_cites_the_sources_in_the_repository():
+def test_the_readme_links_the_table_and_the_table_cites_the_sources_in_the_repository():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"]({SOURCES})" in readme and "shared/reference" not in readme
+    table = (ROOT / QUIRKS).read_text(encoding="utf-8")
+    assert f"]({QUIRKS})" in readme
+    assert "](stream-quirks-sources.md)" in table  # relative: the two live side by side in docs/
+    assert "shared/reference" not in readme + table
 
 
-def test_every_quirk_of_the_readme_has_its_reports():
-    quirks = _table("README.md", "| quirk (where each was reported")
-    cited = _table(SOURCES, "| quirk (README table)")
+def test_every_quirk_of_the_table_has_its_reports():
+    quirks = _table(QUIRKS, "| quirk (where each was reported")
+    cited = _table(SOURCES, "| quirk (stream-quirks.md's table)")
     assert len(quirks) >= 14
     assert sorted(cited) == sorted(quirks)
     assert [q for q, reports in cited.items() if not REPORT.search(reports)] == []

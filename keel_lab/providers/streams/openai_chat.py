@@ -1,9 +1,9 @@
 """OpenAI Chat Completions chunks (and the many servers that imitate them) into lab deltas.
 
 Real servers bend the format; each bend has a rule here, and the note it makes says it:
-tolerated when the call can still be known exactly, refused - never run - when it cannot. The
-README's "Quirk policies" table lists every rule (docs/stream-quirks-sources.md, where each bend
-was reported). The choices that are the lab's own: a new id *together with a name* at an index
+tolerated when the call can still be known exactly, refused - never run - when it cannot.
+docs/stream-quirks.md lists every rule (docs/stream-quirks-sources.md, where each bend was
+reported). The choices that are the lab's own: a new id *together with a name* at an index
 that holds a call starts a new call; a name fragment equal to the whole name so far is a repeat,
 so a name made of one piece twice (`get` + `get`) reads as `get` (servers repeating whole names
 are reported, tools named like that are not); a call said again at another index is held back

@@ -5,7 +5,7 @@ name; `response.function_call_arguments.delta` events add argument text and name
 `item_id` (and `output_index`); `response.completed` (or `incomplete`) finishes the turn. The
 call's id is its `call_id` (`call_...`), the id a `function_call_output` must answer; the item's
 own `id` (`fc_...`) only routes argument events to their item (openai/openai-python#2852). A
-reasoning item may take output index 0: indexes are keys here too. The README's "Quirk policies"
+reasoning item may take output index 0: indexes are keys here too. docs/stream-quirks.md
 says what is tolerated (arguments before their item, held until it arrives) and what refused (an
 item without a `call_id`, arguments whose item never arrives, a `done` text that is not the
 deltas, two items with one item id, a status but `completed` or `incomplete`); as in every
