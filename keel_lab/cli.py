@@ -106,7 +106,8 @@ def parser() -> argparse.ArgumentParser:
         epilog="experiments:\n" + "\n".join(
             f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()) + "\n\n" + _examples(
             ("experiments pairing --trials 200", "mismatched results per pairing strategy"),
-            ("experiments calls --trials 100 --calls 4 --json", "the result as one JSON object"),
+            ("experiments pairing --trials 100 --calls 4 --json",
+             "four calls a turn, the result as one JSON object"),
             ("experiments spread --trials 50 --out build/plots",
              "the table, and build/plots/spread.png")))
     e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
@@ -114,7 +115,8 @@ def parser() -> argparse.ArgumentParser:
     e.add_argument("--trials", type=bounded(1, 1_000_000), default=1000, metavar="N",
                    help="randomised trials per point, 1 to 1000000 (default 1000)")
     e.add_argument("--calls", type=bounded(1, 10), default=3, metavar="N",
-                   help="tool calls in one turn, 1 to 10 (default 3)")
+                   help="tool calls in one turn, 1 to 10 (default 3; the calls experiment sweeps "
+                        "1 to 6 itself)")
     e.add_argument("--seed", type=bounded(0, 2**63), default=0, metavar="N",
                    help="random seed: the same seed, the same results (default 0)")
     e.add_argument("--out", type=Path, metavar="DIR",
@@ -167,7 +169,9 @@ def parser() -> argparse.ArgumentParser:
                     "exercise has passed, 1 when some have not yet, 2 when the file cannot be "
                     "read."),
         epilog=_examples(("progress", "from the course's folder: your copy's, workspace/"),
-                         ("progress workspace/zh --json", "the Chinese edition's, as JSON")))
+                         ("progress workspace/zh --json",
+                          "your copy of the Chinese edition's (make lab LANGUAGE=zh makes it), "
+                          "as JSON")))
     g.add_argument("where", nargs="?", type=Path, metavar="DIR",
                    help="the notebooks' folder, or the progress file itself (default: the file "
                         "KEEL_PROGRESS names, else this folder's, else - from the course's "

@@ -131,9 +131,13 @@ def exercise_lines(verdicts: dict[tuple[Path, str], tuple[bool, str | None]],
                            row[3]]).rstrip(), width) for row in rows]
 
 
-def totals_line(verdicts: dict[tuple[Path, str], tuple[bool, str | None]]) -> str:
-    """The run's verdicts counted in exercises, and the command that shows every exercise."""
+def totals_line(verdicts: dict[tuple[Path, str], tuple[bool, str | None]],
+                recorded: bool = True) -> str:
+    """The run's verdicts counted in exercises, and the command that shows every exercise
+    (when they were recorded: a run of the solutions records nothing)."""
     passed = sum(ok for ok, _hint in verdicts.values())
+    if not recorded:
+        return _("{n} of {total} exercises passed").format(n=passed, total=len(verdicts))
     folders = sorted({path.parent for path, _name in verdicts} - {Path.cwd()})
     shows = " ".join([command(), "progress", *map(here, folders)])
     return _("{n} of {total} exercises pass; every exercise, with its last hint: "
@@ -174,4 +178,4 @@ def pytest_terminal_summary(terminalreporter: Any) -> Generator[None, None, None
         terminalreporter.write_line(line, green=passed, yellow=not passed)
     for problem in problems:
         terminalreporter.write_line(cut(printable(problem), width))
-    terminalreporter.write_line(totals_line(_verdicts), bold=True)
+    terminalreporter.write_line(totals_line(_verdicts, bool(_recorded)), bold=True)

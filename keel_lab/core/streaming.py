@@ -193,20 +193,24 @@ class Assembly:
 
     def readiness(self, state: CallState) -> Readiness:
         """A call's verdict within its turn (a refused turn runs none of its calls), in the
-        words of its own refusing notice, else of the first that refused the turn."""
-        verdict = (Readiness(False, f"not run: the turn is refused ({self.refused})")
-                   if self.refused else state.readiness)
-        if verdict.executable:
-            return verdict
+        words of its own refusing notice, else of its own problem once the stream closed it,
+        else of the first notice that refused the turn: a call's own problem is never hidden
+        behind another's."""
+        if state.readiness.executable and not self.refused:
+            return state.readiness
         own, cause = self._refusals
         if state.index in own:
             return Readiness(False, own[state.index].message
                              + ("; the turn is refused" if self.refused else ""))
-        if self.refused and cause:
+        if not self.refused:
+            return state.readiness
+        turn = f"the turn is refused ({self.refused})"
+        if cause:
             where = f" because of call {cause.index}" if cause.index is not None else ""
-            return Readiness(False, f"not run: the turn is refused{where} ({cause.quirk}: "
-                                    f"{cause.message})")
-        return verdict
+            turn = f"the turn is refused{where} ({cause.quirk}: {cause.message})"
+        if state.readiness.executable or not state.closed:  # an open call: the turn says why
+            return Readiness(False, f"not run: {turn}")
+        return Readiness(False, f"{state.readiness.reason}; {turn}")
 
     @cached_property
     def _refusals(self) -> tuple[dict[int | None, Notice], Notice | None]:

@@ -7,10 +7,11 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-# C0 and C1 controls (ESC starts terminal escape sequences), DEL, lone surrogates, and the
-# line and bidirectional-override marks that can make text display as something else
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e"
-                     "\u2066-\u2069]")
+# C0 and C1 controls (ESC starts terminal escape sequences), DEL, lone surrogates, the line
+# and bidirectional marks that can make text display as something else, and the invisible ones
+# (zero-width spaces and joiners, soft hyphen, BOM, tags) that make two ids look alike
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\xad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+                     "\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff\U000e0000-\U000e007f]")
 MIN_COLUMN = 8  # the narrowest a column wraps to
 
 

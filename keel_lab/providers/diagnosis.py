@@ -95,18 +95,25 @@ class Diagnosis:
 
 
     def _short_error(self, call: WireCallReport, notes: list[str]) -> str | None:
-        """A call's error as the table's column shows it: the quirk whose notice (listed below
-        the table) says it, with the call it is about when that is another; else a number
-        whose text follows the table, the same text always the same number."""
+        """A call's error as the table's column shows it: its own problem, then the turn's
+        refusal when another call caused it, each named short."""
         if call.error is None:
             return None
-        said = [d for d in self.diagnostics if d.message and d.message in call.error]
+        own, refused, why = call.error.partition("; the turn is refused")
+        parts = [own, f"the turn is refused{why}"] if refused and why else [own]
+        return "; ".join(self._named(part, call, notes) for part in parts)
+
+    def _named(self, error: str, call: WireCallReport, notes: list[str]) -> str:
+        """The quirk whose notice (listed below the table) says `error`, with the call it is
+        about when that is another; else a number whose text follows the table, the same text
+        always the same number."""
+        said = [d for d in self.diagnostics if d.message and d.message in error]
         if said:
             d = max(said, key=lambda d: (len(d.message), d.index == call.index))
             return d.quirk + (f" (call {d.index})" if d.index not in (None, call.index) else "")
-        if call.error not in notes:
-            notes.append(call.error)
-        return f"[{notes.index(call.error) + 1}]"
+        if error not in notes:
+            notes.append(error)
+        return f"[{notes.index(error) + 1}]"
 
 
 def _short(text: str, limit: int = 120) -> str:

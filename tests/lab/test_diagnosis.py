@@ -376,3 +376,28 @@ def test_peak_memory_stays_under_ten_times_the_file(tmp_path):
         tracemalloc.stop()
     assert len(d.calls) == 8 and size > 3_000_000
     assert peak < 10 * size, f"peak {peak / size:.1f}x the file"
+
+
+def _chunk(index: int, call_id: str, arguments: str) -> dict:
+    return {"choices": [{"index": 0, "finish_reason": None, "delta": {"tool_calls": [
+        {"index": index, "id": call_id, "type": "function",
+         "function": {"name": "f", "arguments": arguments}}]}}]}
+
+
+def test_a_calls_own_problem_is_kept_when_another_call_refuses_the_turn():
+    """A closed call with bad JSON in a turn another call refused: its own error comes first,
+    then the turn's refusal, in the JSON and in the table (a note and the quirk, each once)."""
+    records = [_chunk(0, "call_0", "{bad}"), _chunk(1, "call_1", '{"a": 1}'),
+               _chunk(2, "call_1", '{"a": 2}'),
+               {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}]
+    d = diagnose(records, "openai-chat")
+    first, second, third = d.calls
+    assert first.error.startswith("arguments: not valid JSON")
+    assert "; the turn is refused because of call 2 (duplicate_id: " in first.error
+    assert second.error.startswith("not run: the turn is refused because of call 2")
+    assert third.error.endswith("; the turn is refused")
+    table = d.table().splitlines()
+    assert [line.split()[-1] for line in table[3:6]] == ["2)", "2)", "duplicate_id"]
+    assert table[3].endswith("[1]; duplicate_id (call 2)")
+    notes = [line for line in table if line.startswith("[1] ")]
+    assert len(notes) == 1 and notes[0].startswith("[1] arguments: not valid JSON")

@@ -4,6 +4,9 @@ from keel_lab.course.experiments.report import Report
 
 def test_printable_escapes_controls_and_keeps_text():
     assert printable("a\x1b[31m\u202e\ud800\n é ☕") == "a\\x1b[31m\\u202e\\ud800\\n é ☕"
+    # invisible marks: two ids that look alike must not print alike
+    assert printable("call_1\u200b delete\u200d_all\u200f\u061c\xad\ufeff\U000e0041") == (
+        "call_1\\u200b delete\\u200d_all\\u200f\\u061c\\xad\\ufeff\\U000e0041")
 
 
 def test_a_table_without_width_is_unchanged():
