@@ -431,8 +431,11 @@ def test_an_edition_not_built_yet_is_named_without_a_link(tmp_path):
 # -- in a browser -----------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
+    """Playwright's sync API keeps an asyncio loop running in this thread while it is open: it
+    must close with this module, or the next module on the worker runs inside that loop (its own
+    Playwright refuses to start, and asyncio.run in a learner's answer meets a running loop)."""
     executable = chromium()
     with sync_playwright() as p:
         launched = p.chromium.launch(executable_path=executable, headless=True)
