@@ -108,6 +108,8 @@ def _module_watches(name: str, module: ModuleType) -> Iterator[_Watch]:
     yield _Watch(f"sys.modules[{name!r}]", lambda: modules.get(name, _GONE),
                  lambda v: modules.__setitem__(name, v), module)
     for attr, value in list(vars(module).items()):
+        if attr == "__warningregistry__":  # the warnings module's own notes, written whenever a
+            continue  # warning (a coroutine never awaited) is raised in this module's frames
         where = f"{name}.{attr}"
         yield _attribute(module, attr, where)
         if type(value) in (dict, list, set) and attr != "__builtins__":  # builtins: below

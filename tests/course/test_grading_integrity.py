@@ -74,6 +74,18 @@ def test_running_every_check_changes_nothing():
         assert snapshot.changes() == [], name
 
 
+def test_a_warning_raised_in_the_labs_frames_is_no_change():
+    """A coroutine a wrong answer never awaited is collected wherever the grader happens to be,
+    and its warning is noted in that module's __warningregistry__: Python's bookkeeping, not
+    the lab's code (it once refused a fair verdict as 'changed the lab's code')."""
+    from keel_course.grading import plain
+    vars(plain).setdefault("__warningregistry__", {})
+    snapshot = Snapshot()
+    exec(compile("import warnings\nwarnings.warn('never awaited', RuntimeWarning)",
+                 plain.__file__, "exec"), vars(plain))
+    assert snapshot.changes() == []
+
+
 def _hook(*args: object) -> None:
     return None
 
