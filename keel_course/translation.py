@@ -215,7 +215,7 @@ def translated_solution(nb: Notebook, tr: Translate, language: str) -> Notebook:
     sets the package's language (checks, hints and plots), before the English first one."""
     out = translate_cells(nb, tr)
     cell = {**copy.deepcopy(LANGUAGE_CELL), "source": _as_lines(
-        f'from keel_lab.course.i18n import set_language\n\nset_language("{language}")')}
+        f'from keel_lab import set_language\n\nset_language("{language}")')}
     cells = out["cells"]
     at = next((n for n, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
     cells.insert(at, cell)

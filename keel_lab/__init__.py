@@ -42,6 +42,7 @@ from keel_lab.core.streaming import (
 from keel_lab.core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.offline_model import OfflineAdapter
+from keel_lab.i18n import set_language
 
 __all__ = [
     "FATAL_CODES", "Assembly", "AssistantMessage", "CallState", "Code", "Event", "Executor",
@@ -50,8 +51,8 @@ __all__ = [
     "StreamCancelled", "SystemMessage", "TextDelta", "Tool", "ToolCall", "ToolCallDelta",
     "ToolError", "ToolMessage", "ToolOutcome", "ToolRequest", "Toolset", "Turn", "TurnResult",
     "UserMessage", "assemble", "cancel_after", "from_openai", "incident_tools", "invoke",
-    "make_batches", "parse_arguments", "readiness", "run_coroutine", "run_status", "to_openai",
-    "validate_history",
+    "make_batches", "parse_arguments", "readiness", "run_coroutine", "run_status", "set_language",
+    "to_openai", "validate_history",
 ]
 
 

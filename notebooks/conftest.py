@@ -35,7 +35,7 @@ from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
 from keel_lab.course import progress
 from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
-from keel_lab.course.i18n import _
+from keel_lab.i18n import _
 
 PIPED_WIDTH = 100  # the width of a line when the output is not a terminal (a file, a pipe)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's colour and cursor codes

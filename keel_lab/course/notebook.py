@@ -16,8 +16,8 @@ from IPython.display import Image, display
 from matplotlib.figure import Figure
 
 from keel_lab.course.experiments.report import Report
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.plots import plot
+from keel_lab.i18n import N_, _
 
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).

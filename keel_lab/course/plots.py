@@ -15,8 +15,8 @@ from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.fonts import register_cjk_font
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.sampling import binomial_range
+from keel_lab.i18n import N_, _
 
 # Pairing strategies by their one name (`keel_lab.core.pairing.StrategyName`); the order
 # experiment's collectors, `gather` and `as_completed`, in the colours of the strategies built

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.core.tables import format_table, printable
-from keel_lab.course.i18n import ENV, LOCALES, N_, _
+from keel_lab.i18n import ENV, LOCALES, N_, _
 from keel_lab.providers.fields import json_type, shown
 
 if TYPE_CHECKING:  # checks import this module: `check` records its verdicts here

@@ -30,8 +30,9 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
+from keel_lab import i18n
 from keel_lab.core.errors import LabError
-from keel_lab.course import fonts, i18n
+from keel_lab.course import fonts
 from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.notebook import SNAPSHOT_NOTE, Explorer, slider
 

@@ -10,7 +10,8 @@ from fontTools.ttLib import TTFont
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from keel_lab.course import fonts, i18n
+from keel_lab import i18n
+from keel_lab.course import fonts
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import PLOTS, plot
 

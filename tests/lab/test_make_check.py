@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from wcwidth import wcwidth
 
-from keel_lab.course.i18n import ENV, catalog
+from keel_lab.i18n import ENV, catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 MAKE = shutil.which("make")

@@ -31,7 +31,7 @@ from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab.course.experiments.providers import STREAMS, stream_names
 from keel_lab.course.experiments.streaming import chunk_rows
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 from keel_lab.providers.diagnosis import read_stream, to_events
 
 Call = tuple[str | None, str, str]

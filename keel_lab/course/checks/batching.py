@@ -16,9 +16,9 @@ from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed, seeded
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
+from keel_lab.i18n import N_, _
 
 MakeBatches = Callable[[Sequence[ToolRequest], Any], Sequence[Sequence[ToolRequest]]]
 ALONE = N_("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "

@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from keel_lab.course.checks.verdict import ExerciseNotPassed, Verdict
-from keel_lab.course.i18n import _
 from keel_lab.course.named import load
 from keel_lab.course.progress import record
+from keel_lab.i18n import _
 
 
 class _Verifiers(Mapping[str, Callable[..., Verdict]]):

@@ -39,9 +39,9 @@ from keel_lab.course.checks.verdict import (
     seeded,
     strict,
 )
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, SCENARIOS, slow_first
+from keel_lab.i18n import N_, _
 
 CollectBatch = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Any]]
 OK, MISSING, BROKEN = "INC-001", "INC-999", "INC-500"  # found; not found; its store is down

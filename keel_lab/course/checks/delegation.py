@@ -30,7 +30,7 @@ from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from keel_lab.course.checks.verdict import Delegated
-from keel_lab.course.i18n import _
+from keel_lab.i18n import _
 
 _LOADS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF",
           "LOAD_FROM_DICT_OR_DEREF"}

@@ -24,7 +24,7 @@ from keel_lab.core.protocol import ToolCall
 from keel_lab.core.tools import ToolError, invoke
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, listed
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
 

@@ -24,7 +24,7 @@ from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, guard
 from keel_lab.course.experiments.pairing import order
 from keel_lab.course.experiments.trials import run_trials
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 
 CountInOrder = Callable[[int, int, int], int]
 TRIALS, SEEDS, CALLS = 200, (1, 2, 3), (2, 3, 4)

@@ -28,7 +28,7 @@ from keel_lab.core.pairing import STRATEGIES, Result, by_call_id
 from keel_lab.core.protocol import ToolCall
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, guard, listed, seeded
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 
 PairResults = Callable[[Sequence[ToolCall], Sequence[Result]], Sequence[Sequence[Any]]]
 Case = tuple[Sequence[ToolCall], list[Any], Sequence[Result]]  # (calls, pairs, results)

@@ -26,8 +26,8 @@ from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course import data
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, listed
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.incident_tools import incident_tools
+from keel_lab.i18n import N_, _
 
 Call = tuple[str, dict[str, Any]]
 OK: Call = ("lookup_incident", {"incident_id": "INC-001"})

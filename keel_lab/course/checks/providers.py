@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from keel_lab.course.checks.verdict import Verdict, describe, guard, labelled, seeded
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 
 Run = Callable[[str, Any], str]
 AnswerResponses = Callable[[Sequence[dict[str, Any]], Run], Any]

@@ -18,9 +18,9 @@ from typing import Any
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, describe, labelled, listed
 from keel_lab.course.experiments.production import crashed_log, graph_log
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.production.store import CONFIRMED, TERMINAL, Record, to_resume
 from keel_lab.course.scenarios import COMPARE, PARTIAL, compare_question
+from keel_lab.i18n import N_, _
 
 TWO_TURNS = "Look up INC-001 and INC-003 and the status of their services"
 ASKED_AGAIN = "Look up INC-001 and INC-003, the status of auth-api and of their services"

@@ -33,8 +33,8 @@ from keel_lab.course.checks.verdict import (
     in_a_loop,
     raised_by,
 )
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.scenarios import COMPARE, offline_stream
+from keel_lab.i18n import N_, _
 from keel_lab.providers.diagnosis import read_stream, to_events
 
 ReadTurn = Callable[[AsyncIterator[StreamEvent], float], Awaitable[Any]]

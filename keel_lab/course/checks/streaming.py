@@ -24,8 +24,8 @@ from keel_lab.core.streaming import (
 )
 from keel_lab.course.checks.delegation import watched
 from keel_lab.course.checks.verdict import Verdict, guard
-from keel_lab.course.i18n import N_, _
 from keel_lab.course.scenarios import offline_stream
+from keel_lab.i18n import N_, _
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_lab.course.i18n import N_, _
+from keel_lab.i18n import N_, _
 
 
 class ExerciseNotPassed(AssertionError):
