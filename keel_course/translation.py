@@ -5,7 +5,10 @@ A *unit* is what a translator translates at once, as its markdown source: a para
 inside a list item), a heading's text, a table cell, a `<details>` summary. Units are whole
 sentences with their markup (links, code spans, emphasis), so the markup survives translation;
 list markers, heading hashes, table pipes and indentation are not in a unit and are put back
-around its translation. Code (cells, fences) is never a unit.
+around its translation. In a code cell, what speaks to the learner is a unit too: a comment's
+text, and the text of a string literal that holds prose (a print label, a docstring, a stub's
+message); the code around them, identifiers and data never are. Fences in markdown are never
+translated.
 
 The catalogs are gettext `.po` files read and written with Babel: templates (`.pot`, one per
 chapter, one for the glossary, one for the text the learner edition adds) are extracted into
@@ -17,8 +20,11 @@ fuzzy stays English in the translated edition.
 
 from __future__ import annotations
 
+import ast
 import copy
+import io
 import re
+import tokenize
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +33,7 @@ from typing import Any
 from keel_course.checkout import Checkout
 from keel_course.editions import (
     PROGRESS_CELLS,
+    STUB,
     Notebook,
     learner_edition,
     read_notebook,
@@ -195,18 +202,98 @@ def _as_lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
+# --- code cells ------------------------------------------------------------------------------
+
+# Comments that are instructions to a tool, not to the learner: nbval's, nbgrader's, linters'.
+_DIRECTIVE = re.compile(r"(NBVAL_|#* ?(BEGIN|END) (SOLUTION|HIDDEN)|noqa|type: |ruff: )")
+_LITERAL = re.compile(r"([rRuUfF]{0,2})('{3}|\"{3}|'|\")(.*)\2\Z", re.S)
+_PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:']+[A-Za-z]{2,}")  # two words: prose, not an id or data
+_FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field
+_DATA = re.compile(r'\s*(\{\s*"|\[)')  # a string holding JSON or a list: data
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """A unit of a code cell: `text`, which begins on line `line` (from 1), at characters
+    `start` to `end` of the cell."""
+
+    text: str
+    line: int
+    start: int
+    end: int
+
+
+def code_units(code: str) -> list[CodeUnit]:
+    """The comments' texts and the prose string literals' texts of a cell, in order; none for
+    a cell Python cannot tokenize (a magic, a learner's half-written line)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(code).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    starts = [0]
+    for line in code.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    out = []
+    for tok in tokens:
+        row, col = tok.start
+        at = starts[row - 1] + col
+        if tok.type == tokenize.COMMENT:
+            text = tok.string.lstrip("#").strip()
+            if text and translatable(text) and not _DIRECTIVE.match(text):
+                start = at + tok.string.index(text)
+                out.append(CodeUnit(text, row, start, start + len(text)))
+        elif tok.type == tokenize.STRING:
+            literal = _LITERAL.match(tok.string)
+            if literal and "b" not in literal[1].lower():
+                text = literal[3]
+                words = _FIELD.sub(" ", text) if "f" in literal[1].lower() else text
+                if _PROSE.search(words) and not _DATA.match(text):
+                    start = at + len(literal[1]) + len(literal[2])
+                    out.append(CodeUnit(text, row, start, start + len(text)))
+    return out
+
+
+def translate_code(code: str, tr: Translate, where: str = "a code cell") -> str:
+    """`code` with its units translated; `LabError` naming the unit when a translation breaks
+    the cell (a quote that ends its string, an f-string field lost)."""
+    out = code
+    for unit in reversed(code_units(code)):
+        new = tr(unit.text)
+        if new == unit.text:
+            continue
+        if sorted(_FIELD.findall(unit.text)) != sorted(_FIELD.findall(new)):
+            raise LabError(f"{where}: the translation of {unit.text!r} changes its {{fields}}")
+        out = out[:unit.start] + new + out[unit.end:]
+    try:
+        ast.parse(out)
+    except SyntaxError as exc:
+        ast.parse(code)  # the English itself does not parse: not the translation's fault
+        raise LabError(f"{where}: a translation breaks the code at line {exc.lineno}: "
+                       f"{(exc.text or '').strip()}") from None
+    return out
+
+
 def notebook_units(nb: Notebook) -> list[tuple[str, int, int]]:
-    """(unit, cell position from 1 as JupyterLab counts, line in the cell) of the markdown."""
-    return [(m, n + 1, line) for n, cell in enumerate(nb["cells"])
-            if cell["cell_type"] == "markdown" for m, line in units(source(cell))]
+    """(unit, cell position from 1 as JupyterLab counts, line in the cell) of the markdown and
+    of the code cells."""
+    out = []
+    for n, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "markdown":
+            out += [(m, n + 1, line) for m, line in units(source(cell))]
+        elif cell["cell_type"] == "code":
+            out += [(u.text, n + 1, u.line) for u in code_units(source(cell))]
+    return out
 
 
 def translate_cells(nb: Notebook, tr: Translate) -> Notebook:
-    """A copy with every markdown cell translated; code cells and outputs untouched."""
+    """A copy with every markdown cell and the units of every code cell translated; outputs
+    untouched."""
     out = copy.deepcopy(nb)
-    for cell in out["cells"]:
+    for n, cell in enumerate(out["cells"]):
         if cell["cell_type"] == "markdown":
             cell["source"] = _as_lines(translate_markdown(source(cell), tr))
+        elif cell["cell_type"] == "code":
+            cell["source"] = _as_lines(translate_code(source(cell), tr, f"cell {n + 1}"))
     return out
 
 
@@ -455,7 +542,8 @@ def course_templates(checkout: Checkout, chapters: Iterable[Path]) -> dict[str, 
     glossary = (checkout.notebooks / "glossary.md").read_text(encoding="utf-8")
     out[GLOSSARY] = template(GLOSSARY, ((m, "notebooks/glossary.md", line)
                                         for m, line in units(glossary)))
-    out[EDITIONS] = template(EDITIONS, iter_units({"cells": PROGRESS_CELLS},
+    stub = {"cell_type": "code", "source": STUB}  # the learner edition's stubs say it too
+    out[EDITIONS] = template(EDITIONS, iter_units({"cells": [*PROGRESS_CELLS, stub]},
                                                   "keel_lab/course/editions.py"))
     return out
 

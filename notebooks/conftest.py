@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from wcwidth import wcwidth
 
 from keel_lab.cli import command, here
 from keel_lab.core.errors import LabError
-from keel_lab.core.tables import printable
+from keel_lab.core.tables import cut, pad, printable, width_of
 from keel_lab.course import progress
 from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
 from keel_lab.i18n import _
@@ -95,29 +94,6 @@ def _terminal(config: Any) -> bool:
     return bool(config.get_terminal_writer().hasmarkup)
 
 
-def width_of(text: str) -> int:
-    """The cells `text` takes on a terminal: two for a Chinese character, none for a combining
-    mark."""
-    return sum(max(wcwidth(c), 0) for c in text)
-
-
-def cut(text: str, width: int) -> str:
-    """`text` whole when it fits in `width` cells, else its start and "..." in exactly that."""
-    if width_of(text) <= width:
-        return text
-    kept, used = [], 0
-    for c in text:
-        used += max(wcwidth(c), 0)
-        if used > width - 3:
-            break
-        kept.append(c)
-    return "".join(kept) + "..."
-
-
-def _pad(text: str, width: int) -> str:
-    return text + " " * (width - width_of(text))
-
-
 def exercise_lines(verdicts: dict[tuple[Path, str], tuple[bool, str | None]],
                    width: int) -> list[str]:
     """One line per exercise: chapter (its notebook, below the notebooks' common folder),
@@ -127,7 +103,7 @@ def exercise_lines(verdicts: dict[tuple[Path, str], tuple[bool, str | None]],
              _("passed") if passed else _("not yet"), printable(hint or ""))
             for (path, name), (passed, hint) in verdicts.items()]
     widths = [max(width_of(row[n]) for row in rows) for n in range(3)]
-    return [cut("  ".join([*(_pad(v, w) for v, w in zip(row[:3], widths, strict=True)),
+    return [cut("  ".join([*(pad(v, w) for v, w in zip(row[:3], widths, strict=True)),
                            row[3]]).rstrip(), width) for row in rows]
 
 

@@ -7,6 +7,7 @@ entry: it names the catalog, the line and the msgid of each entry still to do.
 
 from __future__ import annotations
 
+import copy
 import re
 import shutil
 from pathlib import Path
@@ -122,13 +123,51 @@ def test_a_solution_in_another_language_sets_it_in_its_first_code_cell():
     assert source(zh["cells"][first]).endswith('set_language("zh")')
     assert zh["cells"][:first] + zh["cells"][first + 1:] == t.translate_cells(nb, marked)["cells"]
     code = [c for c in zh["cells"] if c["cell_type"] == "code"][1:]
-    assert code == [c for c in nb["cells"] if c["cell_type"] == "code"]
+    english = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    assert [c["outputs"] for c in code] == [c["outputs"] for c in english]
+    assert [t.translate_code(source(c), lambda m: m) for c in english] == \
+        [source(c) for c in english]  # an identity translation changes no code
     assert source(zh["cells"][0]).startswith("# <<")
 
 
+CELL = '''x = 1  # your letter, A to F
+print("protocol form:", y)  # NBVAL_IGNORE_OUTPUT
+### BEGIN SOLUTION
+def f(n):
+    """One ToolMessage per call, successes and
+    failures alike."""
+    print(f"{n} events; cancelled after {n - 1}")
+    return '{"incident_id": "INC-1 is open"}', "call_1", "c0 only", b"raw bytes here"
+### END SOLUTION
+'''
+
+
+def test_a_code_cell_units_are_its_comments_and_prose_strings():
+    assert [u.text for u in t.code_units(CELL)] == [
+        "your letter, A to F", "protocol form:",
+        "One ToolMessage per call, successes and\n    failures alike.",
+        "{n} events; cancelled after {n - 1}"]
+    assert t.code_units("%timeit f(\n") == []  # no Python: nothing to translate
+
+
+def test_a_code_cell_translation_keeps_the_code_and_refuses_what_breaks_it():
+    zh = {"your letter, A to F": "你的字母，A 到 F", "protocol form:": "协议形式：",
+          "{n} events; cancelled after {n - 1}": "{n} 个事件；在第 {n - 1} 个后取消"}
+    out = t.translate_code(CELL, lambda m: zh.get(m, m))
+    assert 'x = 1  # 你的字母，A 到 F\nprint("协议形式：", y)  # NBVAL_IGNORE_OUTPUT\n' in out
+    assert 'print(f"{n} 个事件；在第 {n - 1} 个后取消")' in out and "### BEGIN SOLUTION" in out
+    with pytest.raises(LabError, match=r"^cell 3: a translation breaks the code at line 2"):
+        t.translate_code(CELL, lambda m: '协议"形式' if m == "protocol form:" else m, "cell 3")
+    with pytest.raises(LabError, match=r"changes its \{fields\}"):
+        t.translate_code(CELL, lambda m: "{n} 个事件" if m.startswith("{n}") else m)
+
+
 def test_retranslation_reuses_outputs_and_refuses_changed_code():
-    nb = t.translated_solution(read_notebook(CHAPTERS[0]), marked, "zh")
-    saved = t.translated_solution(read_notebook(CHAPTERS[0]), lambda m: m, "zh")
+    saved = t.translated_solution(read_notebook(CHAPTERS[0]), marked, "zh")
+    nb = copy.deepcopy(saved)  # the markdown retranslated, the code as it was executed
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "markdown":
+            cell["source"] = ["retranslated"]
     code = next(c for c in saved["cells"] if c["cell_type"] == "code" and c["id"] != "set-language")
     code["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "kept\n"}]
     again = t.reuse_outputs(nb, saved, "01_history.ipynb")
