@@ -32,7 +32,7 @@ install: $(STAMP)
 # venv) and the news question left out for this server only; it says how to open and stop it.
 lab: $(STAMP)
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE)
-	$(BIN)/python -m keel_course.lab $(WORKSPACE)
+	$(BIN)/python -m keel_course.lab $(WORKSPACE) --language $(LANGUAGE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py
@@ -98,13 +98,14 @@ guide: $(STAMP)
 locale: $(STAMP)
 	$(BIN)/python scripts/i18n.py update
 
-# For authors and translators: the package's messages (`_()` in keel_lab/ and the `make check`
-# summary) into keel_lab/locale/keel_lab.pot, then into the Chinese catalog beside it (new
+# For authors and translators: the package's messages (`_()` in keel_lab/, the `make check`
+# summary and what `make lab` says) into keel_lab/locale/keel_lab.pot, then into the Chinese catalog beside it (new
 # messages empty, changed ones fuzzy with their previous English). tests/test_i18n.py checks both.
 messages: $(STAMP)
 	$(BIN)/pybabel extract --project keel-lab --version 0.1.0 --copyright-holder "the keel-lab authors" \
 	    --add-comments TRANSLATORS: --add-location file --sort-output --width 100 \
-	    -o keel_lab/locale/keel_lab.pot keel_lab notebooks/conftest.py
+	    -o keel_lab/locale/keel_lab.pot keel_lab notebooks/conftest.py keel_course/lab.py \
+	    keel_course/workspace.py
 	$(BIN)/pybabel update --input-file keel_lab/locale/keel_lab.pot --output-dir keel_lab/locale \
 	    --domain keel_lab --locale zh_CN --init-missing --previous --ignore-obsolete --width 100
 

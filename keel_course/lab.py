@@ -13,7 +13,10 @@ version check on the server either. Nothing is written into the environment's or
 Jupyter configuration, so an instructor's `jupyter lab` in the same environment keeps nbgrader.
 The extensions turned off are found in the installed configuration, not listed here by hand.
 
-Run: python -m keel_course.lab FOLDER [jupyter lab options, e.g. --port=8890]
+Its own lines (how to open and stop JupyterLab, an error) are in the learner's language: the
+edition's with `--language zh` (`make lab LANGUAGE=zh`), else KEEL_LAB_LANG's.
+
+Run: python -m keel_course.lab FOLDER [--language zh] [jupyter lab options, e.g. --port=8890]
 """
 
 from __future__ import annotations
@@ -36,13 +39,15 @@ from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_federated_extensions
 
 from keel_course.sources import failure
+from keel_lab.cli import FilledHelpFormatter
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_, _, speaking
 
 INSTRUCTOR = "nbgrader"  # the instructor's tooling: its server and lab extensions' names hold it
 ANNOUNCEMENTS = "@jupyterlab/apputils-extension:announcements"  # news question, news, updates
 QUIET_SERVER = {"news_url": None,
                 "check_for_updates_class": "jupyterlab.handlers.announcements.NeverCheckForUpdate"}
-HOW_TO_STOP = "Ctrl-C twice stops it (or Ctrl-C once, then y and Enter)."
+HOW_TO_STOP = N_("Ctrl-C twice stops it (or Ctrl-C once, then y and Enter).")
 
 
 @dataclass(frozen=True)
@@ -103,16 +108,18 @@ def serve(folder: Path, options: Sequence[str] = ()) -> int:
     The terminal's Ctrl-C reaches JupyterLab itself (same process group), which asks before it
     stops; this process only waits, and passes a SIGTERM or SIGHUP on to it."""
     if not folder.is_dir():
-        raise LabError(f"{folder} is not a folder: `make lab` makes the learner's copy first")
+        raise LabError(_("{folder} is not a folder: `make lab` makes the learner's copy "
+                         "first").format(folder=folder))
     config = learner_config()
     with tempfile.TemporaryDirectory(prefix="keel-lab-jupyter-") as private:
-        print(f"JupyterLab on {folder}/: open the http://127.0.0.1 URL it prints below. "
-              f"{HOW_TO_STOP}", flush=True)
+        print(_("JupyterLab on {folder}/: open the http://127.0.0.1 URL it prints below. "
+                "{how_to_stop}").format(folder=folder, how_to_stop=_(HOW_TO_STOP)), flush=True)
         try:
             config.write(Path(private))
             lab = subprocess.Popen(command(folder, options), env=environment(Path(private)))
         except OSError as exc:
-            raise LabError(f"cannot start JupyterLab: {failure(exc)}") from exc
+            raise LabError(_("cannot start JupyterLab: {reason}").format(
+                reason=failure(exc))) from exc
 
         def forward(signum: int, _frame: FrameType | None) -> None:
             lab.send_signal(signum)
@@ -127,17 +134,28 @@ def serve(folder: Path, options: Sequence[str] = ()) -> int:
                 signal.signal(s, handler)
 
 
+def parser() -> argparse.ArgumentParser:
+    """The launcher's options, its help in the learner's language (KEEL_LAB_LANG's, read now)."""
+    p = argparse.ArgumentParser(
+        prog="python -m keel_course.lab", allow_abbrev=False, formatter_class=FilledHelpFormatter,
+        description=_("The learner's JupyterLab: the course's notebooks without the instructor's "
+                      "tooling."),
+        epilog=_("Any other option goes to jupyter lab as it is."))
+    p.add_argument("folder", type=Path, help=_("the notebooks' folder, e.g. workspace"))
+    p.add_argument("--language", default="en", metavar="CODE",
+                   help=_("the edition's language, en or zh: with zh these lines are in "
+                          "Chinese (default: en, in KEEL_LAB_LANG's language)"))
+    return p
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m keel_course.lab", allow_abbrev=False,
-                                description=__doc__.splitlines()[0],
-                                epilog="Any other option goes to jupyter lab as it is.")
-    p.add_argument("folder", type=Path, help="the notebooks' folder, e.g. workspace")
-    args, options = p.parse_known_args(argv)
-    try:
-        return serve(args.folder, options)
-    except LabError as exc:
-        print(f"make lab: {exc}", file=sys.stderr)
-        return 2
+    args, options = parser().parse_known_args(argv)
+    with speaking(args.language):
+        try:
+            return serve(args.folder, options)
+        except LabError as exc:
+            print(_("make lab: {error}").format(error=exc), file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

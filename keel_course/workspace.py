@@ -18,6 +18,8 @@ name (`stream`).
 Every path comes in as an argument (the edition's folder and the working folder): the module
 never looks for the course relative to its own file.
 
+What it prints is in the edition's language with `--language zh`, else in KEEL_LAB_LANG's.
+
 Run: python -m keel_course.workspace prepare NOTEBOOKS WORKSPACE [--language zh] [--quiet]
      python -m keel_course.workspace restore NOTEBOOKS WORKSPACE CHAPTER [--language zh]
 """
@@ -34,7 +36,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from keel_course.sources import failure
+from keel_lab.cli import FilledHelpFormatter
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import _, speaking
 
 CHAPTERS = "[0-9][0-9]*_*.ipynb"  # a chapter NN_name.ipynb or a deeper notebook NNa_name.ipynb
 COMPANIONS = ("glossary.md",)  # beside the chapters, copied when missing, never overwritten
@@ -75,11 +79,13 @@ def edition_folders(notebooks: Path, workspace: Path, language: str) -> tuple[Pa
         edition, folder = notebooks, workspace
     else:
         if not language or any(c in language for c in "/\\.") or language != language.strip():
-            raise LabError(f"{language!r} is not a language code (en, zh, ...)")
+            raise LabError(_("{language} is not a language code (en, zh, ...)").format(
+                language=repr(language)))
         edition, folder = notebooks / language, workspace / language
     if not chapters(edition):
-        raise LabError(f"no learner edition in language {language!r}: {edition}/ has no "
-                       "chapters (NN_name.ipynb)")
+        raise LabError(_("no learner edition in language {language}: {edition}/ has no "
+                         "chapters (NN_name.ipynb)").format(language=repr(language),
+                                                           edition=edition))
     return edition, folder
 
 
@@ -89,7 +95,8 @@ def prepare(edition: Path, folder: Path) -> Prepared:
     never overwritten."""
     sources = chapters(edition)
     if not sources:
-        raise LabError(f"{edition}/ has no chapters (NN_name.ipynb) to copy")
+        raise LabError(_("{edition}/ has no chapters (NN_name.ipynb) to copy").format(
+            edition=edition))
     created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -127,18 +134,18 @@ def find_chapter(edition: Path, chapter: str) -> Path:
     names = chapters(edition)
     listed = ", ".join(p.stem for p in names)
     if not given:
-        raise LabError(f"no chapter given: name one by its number or a part of its file name, "
-                       f"e.g. CHAPTER=04 ({listed})")
+        raise LabError(_("no chapter given: name one by its number or a part of its file "
+                         "name, e.g. CHAPTER=04 ({chapters})").format(chapters=listed))
     if (number := _number(given)) is not None:
         found = [p for p in names if _number(p.name.split("_", 1)[0]) == number]
     else:
         found = [p for p in names if given.casefold() in p.name.casefold()]
     if not found:
-        raise LabError(f"no chapter matches {given!r}: give its number or a part of its file "
-                       f"name ({listed})")
+        raise LabError(_("no chapter matches {given}: give its number or a part of its file "
+                         "name ({chapters})").format(given=repr(given), chapters=listed))
     if len(found) > 1:
-        raise LabError(f"{given!r} matches {len(found)} chapters "
-                       f"({', '.join(p.stem for p in found)}): give its number")
+        raise LabError(_("{given} matches {n} chapters ({chapters}): give its number").format(
+            given=repr(given), n=len(found), chapters=", ".join(p.stem for p in found)))
     return found[0]
 
 
@@ -160,7 +167,8 @@ def restore(edition: Path, folder: Path, chapter: str, now: datetime | None = No
             folder.mkdir(parents=True, exist_ok=True)
             _write(target, start)
     except OSError as exc:
-        raise LabError(f"cannot restore {target}: {failure(exc)}") from exc
+        raise LabError(_("cannot restore {chapter}: {reason}").format(
+            chapter=target, reason=failure(exc))) from exc
     return Restored(target, backup, mine != start)
 
 
@@ -214,16 +222,19 @@ def _prepare(args: argparse.Namespace) -> int:
     added = [shown(p) for d in done for p in d.added if p.suffix == ".ipynb"]
     if args.quiet and not any(d.added or d.updated for d in done):
         return 0
+    edition = args.notebooks if args.language == "en" else args.notebooks / args.language
     if done[-1].created:
-        edition = args.notebooks if args.language == "en" else args.notebooks / args.language
-        state = f"made now from {shown(edition)}/"
+        said = _("Your copy of the course, where your answers go: {folder}/ (made now from "
+                 "{edition}/). Restore a chapter to its start: {restore}")
     elif added:
-        state = "new chapters added: " + ", ".join(added)
+        said = _("Your copy of the course, where your answers go: {folder}/ (new chapters "
+                 "added: {chapters}). Restore a chapter to its start: {restore}")
     else:
-        state = "as you left it"
+        said = _("Your copy of the course, where your answers go: {folder}/ (as you left it). "
+                 "Restore a chapter to its start: {restore}")
     language = "" if args.language == "en" else f" LANGUAGE={args.language}"
-    print(f"Your copy of the course, where your answers go: {shown(done[-1].folder)}/ ({state}). "
-          f"Restore a chapter to its start: make restore CHAPTER=04{language}")
+    print(said.format(folder=shown(done[-1].folder), edition=shown(edition),
+                      chapters=", ".join(added), restore=f"make restore CHAPTER=04{language}"))
     return 0
 
 
@@ -233,42 +244,54 @@ def _restore(args: argparse.Namespace) -> int:
     prepare(edition, folder)  # a copy made here is whole: glossary and conftest.py too
     done = restore(edition, folder, args.chapter)
     if done.backup is not None:
-        print(f"Restored {shown(done.chapter)} to its start; your copy is kept as "
-              f"{shown(done.backup)} (in JupyterLab: File > Reload Notebook from Disk)")
+        print(_("Restored {chapter} to its start; your copy is kept as {backup} (in "
+                "JupyterLab: File > Reload Notebook from Disk)").format(
+            chapter=shown(done.chapter), backup=shown(done.backup)))
     elif done.changed:
-        print(f"Restored {shown(done.chapter)} to its start (you had no copy of it)")
+        print(_("Restored {chapter} to its start (you had no copy of it)").format(
+            chapter=shown(done.chapter)))
     else:
-        print(f"{shown(done.chapter)} is already at its start: nothing to restore")
+        print(_("{chapter} is already at its start: nothing to restore").format(
+            chapter=shown(done.chapter)))
     return 0
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="workspace", description=__doc__.splitlines()[0])
+    """The module's commands, their help in KEEL_LAB_LANG's language (read now, when built)."""
+    helper = FilledHelpFormatter
+    p = argparse.ArgumentParser(
+        prog="workspace", formatter_class=helper,
+        # the docstring's first line, as it always was shown
+        description=_("A learner's working copy of the course: the notebooks they write their "
+                      "answers in, kept apart"))
     sub = p.add_subparsers(dest="command", required=True)
-    for name, text in (("prepare", "copy into WORKSPACE what it lacks of the learner edition"),
-                       ("restore", "put one chapter of WORKSPACE back to its start")):
-        s = sub.add_parser(name, help=text, description=text)
-        s.add_argument("notebooks", type=Path, help="the learner edition (the course's notebooks/)")
-        s.add_argument("workspace", type=Path, help="the learner's working folder")
+    for name, text in (("prepare", _("copy into WORKSPACE what it lacks of the learner edition")),
+                       ("restore", _("put one chapter of WORKSPACE back to its start"))):
+        s = sub.add_parser(name, help=text, description=text, formatter_class=helper)
+        s.add_argument("notebooks", type=Path,
+                       help=_("the learner edition (the course's notebooks/)"))
+        s.add_argument("workspace", type=Path, help=_("the learner's working folder"))
         if name == "restore":
-            s.add_argument("chapter", help="its number (04; 04a: the deeper notebook) or a "
-                                            "part of its file name")
+            s.add_argument("chapter", help=_("its number (04; 04a: the deeper notebook) or a "
+                                             "part of its file name"))
         s.add_argument("--language", default="en",
-                       help="en, or the subfolder of another edition (zh)")
+                       help=_("en, or the subfolder of another edition (zh)"))
         if name == "prepare":
             s.add_argument("--quiet", action="store_true",
-                           help="say nothing unless a file was added or updated")
+                           help=_("say nothing unless a file was added or updated"))
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    try:
-        return _prepare(args) if args.command == "prepare" else _restore(args)
-    except LabError as exc:
-        print(f"make restore: {exc}" if args.command == "restore"
-              else f"cannot prepare your copy of the course: {exc}", file=sys.stderr)
-        return 2
+    with speaking(args.language):
+        try:
+            return _prepare(args) if args.command == "prepare" else _restore(args)
+        except LabError as exc:
+            print(_("make restore: {error}").format(error=exc) if args.command == "restore"
+                  else _("cannot prepare your copy of the course: {error}").format(error=exc),
+                  file=sys.stderr)
+            return 2
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import re
 import sys
 import textwrap
 from collections import Counter
@@ -19,9 +20,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.tables import printable
+from keel_lab.core.tables import printable, width_of
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.experiments.report import Report
+from keel_lab.i18n import N_, _
 from keel_lab.providers.formats import ALIASES, HISTORY_FORMATS, STREAM_FORMATS
 
 
@@ -30,9 +32,11 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+            raise argparse.ArgumentTypeError(
+                _("{given} is not a whole number").format(given=repr(text))) from None
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{value} is outside {low}..{high}")
+            raise argparse.ArgumentTypeError(
+                _("{value} is outside {low}..{high}").format(value=value, low=low, high=high))
         return value
 
     return parse
@@ -45,7 +49,8 @@ def format_name(prog: str) -> Callable[[str], str]:
         if name is None:
             return text
         with contextlib.suppress(OSError, ValueError):
-            print(f"{prog}: note: --format {text} is read as {name}", file=sys.stderr)
+            print(_("{prog}: note: --format {given} is read as {name}").format(
+                prog=prog, given=text, name=name), file=sys.stderr)
         return name
 
     return parse
@@ -67,21 +72,95 @@ def command() -> str:
 
 def _examples(*lines: tuple[str, str]) -> str:
     """A help's closing examples: each command line (`keel-lab` and the samples shipped with the
-    package, as typed from here) with what it shows."""
+    package, as typed from here) with what it shows (already in the learner's language)."""
     from keel_lab.course.data import root
 
     def sample(word: str) -> str:
         return here(root() / word[1:]) if word.startswith("@") else word
 
-    return "examples:\n" + "\n".join(
+    return _("examples:") + "\n" + "\n".join(
         f"  {' '.join([command(), *map(sample, line.split())])}\n      {what}"
         for line, what in lines)
 
 
 def _text(text: str) -> str:
     """A description for the raw formatter (which keeps the examples' lines): each line of
-    `text` filled to a terminal's 79 columns."""
-    return "\n".join(textwrap.fill(line, 79) for line in text.split("\n"))
+    `text` filled to a terminal's 79 columns (display cells: a Chinese character takes two)."""
+    return "\n".join(_fill(line, 79) for line in text.split("\n"))
+
+
+def _fill(text: str, width: int, indent: str = "") -> str:
+    """`text` filled to `width` cells, each line after `indent`: as `textwrap` fills English."""
+    if width_of(text) == len(text):
+        return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent)
+    return "\n".join(indent + line for line in wrap_cells(text, width - len(indent)))
+
+
+_TOKENS = re.compile(r"\s+|[^\s\u1100-\uffff]+|.")  # spaces, a narrow word, one wide character
+# the Chinese punctuation that never begins a line (comma, full stop, colons, closing marks),
+# and the opening marks that never end one
+_NO_LINE_START = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u300b\u300d\u300f\uff01\uff1f\u2026")
+_NO_LINE_END = set("\uff08\u300a\u300c\u300e")
+
+
+def wrap_cells(text: str, width: int) -> list[str]:
+    """`text` (Chinese, or Chinese and English) in lines of at most `width` display cells:
+    broken at a space or between two Chinese characters, never inside an English word, before
+    a closing Chinese punctuation mark or after an opening one (a word longer than a line
+    overflows it)."""
+    lines: list[str] = []
+    line: list[str] = []
+    used = 0
+    for token in _TOKENS.findall(" ".join(text.split())):
+        cells = width_of(token)
+        if token == " ":
+            if line and used + 1 < width:
+                line.append(token)
+                used += 1
+            elif line:  # a break: the space goes with it
+                lines.append("".join(line).rstrip())
+                line, used = [], 0
+            continue
+        if line and used + cells > width:
+            carried = [line.pop()] if token in _NO_LINE_START and len(line) > 1 else []
+            while len(line) > 1 and line[-1] in _NO_LINE_END:
+                carried.insert(0, line.pop())
+            lines.append("".join(line).rstrip())
+            line = [t for t in carried if t != " "]
+            used = sum(map(width_of, line))
+        line.append(token)
+        used += cells
+    if line or not lines:
+        lines.append("".join(line).rstrip())
+    return lines
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """argparse's formatter that keeps a description's and epilog's lines (the examples), and
+    wraps each argument's help by display width: as argparse does for English, and Chinese
+    within the same columns (a Chinese character takes two)."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        if width_of(text) == len(text):
+            return super()._split_lines(text, width)
+        return wrap_cells(text, width)
+
+
+class FilledHelpFormatter(HelpFormatter):
+    """`HelpFormatter` that fills the description and epilog as well (argparse's default)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if width_of(text) == len(text):
+            return argparse.HelpFormatter._fill_text(self, text, width, indent)
+        return _fill(text, width, indent)
+
+
+def _listed(name: str, summary: str) -> str:
+    """An experiment's line in `experiments -h`: its name, and its summary (a Chinese one
+    wrapped to 79 cells under itself; an English one kept whole, as it always was)."""
+    if width_of(summary) == len(summary):
+        return f"  {name:<13} {summary}"
+    return f"  {name:<13} " + f"\n{' ' * 16}".join(wrap_cells(summary, 79 - 16))
 
 
 def _formats(formats: Sequence[str]) -> str:
@@ -89,99 +168,114 @@ def _formats(formats: Sequence[str]) -> str:
 
 
 def parser() -> argparse.ArgumentParser:
-    raw = argparse.RawDescriptionHelpFormatter
-    doc = "\n\n".join(" ".join(part.split()) for part in (__doc__ or "").split("\n\n"))
+    """`keel-lab`'s parser, its help in the learner's language (read now, when it is built)."""
+    raw = HelpFormatter
+    doc = "\n\n".join((
+        _("`keel-lab`: the lab's experiments, and checks of real streams and histories."),
+        _("Every failure is one line on stderr and a documented exit code, never a traceback; "
+          "output piped into a reader that stops early (`| head`) ends quietly with 141, and "
+          "output that cannot be written (a full disk, a closed stdout) ends with 74.")))
     p = argparse.ArgumentParser(
         prog="keel-lab", description=_text(doc), formatter_class=raw,
-        epilog="Each command's own help (keel-lab COMMAND -h) ends with examples.\n\n" + _examples(
-            ("experiments pairing --trials 200", "one experiment, as a table"),
-            ("assemble @streams/quirks/duplicate_id.sse", "a refused turn, call by call"),
-            ("validate @histories/openai-chat/missing_result.json", "a call without a result"),
-            ("progress", "the exercises you have passed")))
+        epilog=_("Each command's own help (keel-lab COMMAND -h) ends with examples.") + "\n\n"
+        + _examples(
+            ("experiments pairing --trials 200", _("one experiment, as a table")),
+            ("assemble @streams/quirks/duplicate_id.sse", _("a refused turn, call by call")),
+            ("validate @histories/openai-chat/missing_result.json",
+             _("a call without a result")),
+            ("progress", _("the exercises you have passed"))))
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     e = sub.add_parser(
-        "experiments", help="run one or all experiments", formatter_class=raw,
-        description=_text("Run the lab's experiments offline and deterministically: the same "
-                    "options give the same tables.\nExit 0; 2 when --out cannot be written."),
-        epilog="experiments:\n" + "\n".join(
-            f"  {x.name:<13} {x.summary}" for x in EXPERIMENTS.values()) + "\n\n" + _examples(
-            ("experiments pairing --trials 200", "mismatched results per pairing strategy"),
+        "experiments", help=_("run one or all experiments"), formatter_class=raw,
+        description=_text(_("Run the lab's experiments offline and deterministically: the same "
+                            "options give the same tables.\nExit 0; 2 when --out cannot be "
+                            "written.")),
+        epilog=_("experiments:") + "\n" + "\n".join(
+            _listed(x.name, x.shown_summary) for x in EXPERIMENTS.values()) + "\n\n" + _examples(
+            ("experiments pairing --trials 200", _("mismatched results per pairing strategy")),
             ("experiments pairing --trials 100 --calls 4 --json",
-             "four calls a turn, the result as one JSON object"),
+             _("four calls a turn, the result as one JSON object")),
             ("experiments spread --trials 50 --out build/plots",
-             "the table, and build/plots/spread.png")))
+             _("the table, and build/plots/spread.png"))))
     e.add_argument("name", nargs="?", default="all", choices=["all", *EXPERIMENTS],
-                   metavar="NAME", help="an experiment (default: all); see the list below")
+                   metavar="NAME", help=_("an experiment (default: all); see the list below"))
     e.add_argument("--trials", type=bounded(1, 1_000_000), default=1000, metavar="N",
-                   help="randomised trials per point, 1 to 1000000 (default 1000)")
+                   help=_("randomised trials per point, 1 to 1000000 (default 1000)"))
     e.add_argument("--calls", type=bounded(1, 10), default=3, metavar="N",
-                   help="tool calls in one turn, 1 to 10 (default 3; the calls experiment sweeps "
-                        "1 to 6 itself)")
+                   help=_("tool calls in one turn, 1 to 10 (default 3; the calls experiment "
+                          "sweeps 1 to 6 itself)"))
     e.add_argument("--seed", type=bounded(0, 2**63), default=0, metavar="N",
-                   help="random seed: the same seed, the same results (default 0)")
+                   help=_("random seed: the same seed, the same results (default 0)"))
     e.add_argument("--out", type=Path, metavar="DIR",
-                   help="also write a PNG plot per experiment into DIR (made if missing)")
+                   help=_("also write a PNG plot per experiment into DIR (made if missing)"))
     e.add_argument("--json", action="store_true",
-                   help="one JSON object per experiment instead of its table")
+                   help=_("one JSON object per experiment instead of its table"))
 
-    for name, formats, what, told, summary, description, examples in (
-            ("assemble", STREAM_FORMATS, "stream", "payloads",
-             "assemble a recorded stream and diagnose each call",
-             "Assemble a provider's recorded stream (SSE text or JSON lines) and say, call by "
-             "call, whether it may run; what the stream did that the format does not promise "
-             "(a quirk) is listed below the table, each once, and the table's error column "
-             "names it.\nExit 0 when every call is executable, 1 when any is not (or the "
-             "stream never finished), 2 when the file cannot be read as a stream of its "
-             "format; 141 when the output pipe closed.",
+    for name, formats, file_help, format_help, summary, description, examples in (
+            ("assemble", STREAM_FORMATS,
+             _("the stream file to read (samples: {samples})"),
+             _("the stream's format: {formats}, or auto (the default: told from its payloads); "
+               "openai is read as openai-chat"),
+             _("assemble a recorded stream and diagnose each call"),
+             _("Assemble a provider's recorded stream (SSE text or JSON lines) and say, call by "
+               "call, whether it may run; what the stream did that the format does not promise "
+               "(a quirk) is listed below the table, each once, and the table's error column "
+               "names it.\nExit 0 when every call is executable, 1 when any is not (or the "
+               "stream never finished), 2 when the file cannot be read as a stream of its "
+               "format; 141 when the output pipe closed."),
              (("assemble @streams/openai-chat/parallel_calls.sse",
-               "two calls, both may run: exit 0"),
+               _("two calls, both may run: exit 0")),
               ("assemble @streams/quirks/duplicate_id.sse",
-               "two calls with one id: the turn is refused, exit 1"),
+               _("two calls with one id: the turn is refused, exit 1")),
               ("assemble @recordings/anthropic/tool_no_arguments.jsonl --json",
-               "a real recording, as one JSON object"))),
-            ("validate", HISTORY_FORMATS, "conversation", "messages",
-             "check a conversation's tool-call pairing",
-             "Check a conversation (a JSON list of messages, or a request body with "
-             "'messages', 'contents' or 'input') the way the provider would: every call "
-             "answered once, right after it. Each problem is one line, in the provider's "
-             "words where the lab knows them.\nExit 0 valid, 1 invalid, 2 unreadable.",
-             (("validate @histories/openai-chat/valid.json", "every call answered: exit 0"),
+               _("a real recording, as one JSON object")))),
+            ("validate", HISTORY_FORMATS,
+             _("the conversation file to read (samples: {samples})"),
+             _("the conversation's format: {formats}, or auto (the default: told from its "
+               "messages); openai is read as openai-chat"),
+             _("check a conversation's tool-call pairing"),
+             _("Check a conversation (a JSON list of messages, or a request body with "
+               "'messages', 'contents' or 'input') the way the provider would: every call "
+               "answered once, right after it. Each problem is one line, in the provider's "
+               "words where the lab knows them.\nExit 0 valid, 1 invalid, 2 unreadable."),
+             (("validate @histories/openai-chat/valid.json",
+               _("every call answered: exit 0")),
               ("validate @histories/anthropic/missing_result.json",
-               "a call without its result: Anthropic's error, exit 1"),
+               _("a call without its result: Anthropic's error, exit 1")),
               ("validate @histories/gemini/duplicate_result.json --json",
-               "a call answered twice, as one JSON object")))):
+               _("a call answered twice, as one JSON object"))))):
         r = sub.add_parser(name, help=summary, description=_text(description),
                            formatter_class=raw,
                            epilog=_examples(*examples))
         r.add_argument("file", type=Path, metavar="FILE",
-                       help=f"the {what} file to read (samples: {here(_samples(name))})")
+                       help=file_help.format(samples=here(_samples(name))))
         r.add_argument("--format", default="auto", type=format_name(p.prog),
                        choices=["auto", *formats], metavar="FORMAT",
-                       help=f"the {what}'s format: {_formats(formats)}, or auto (the default: "
-                            f"told from its {told}); openai is read as openai-chat")
+                       help=format_help.format(formats=_formats(formats)))
         r.add_argument("--json", action="store_true",
-                       help="the result as one JSON object instead of text")
+                       help=_("the result as one JSON object instead of text"))
 
     g = sub.add_parser(
-        "progress", help="which exercises you have passed", formatter_class=raw,
-        description=_text("Show the exercises passed so far, as kept in .keel-progress.json beside "
-                    "the notebooks by every check and by `make check`.\nExit 0 when every "
-                    "exercise has passed, 1 when some have not yet, 2 when the file cannot be "
-                    "read."),
-        epilog=_examples(("progress", "from the course's folder: your copy's, workspace/"),
+        "progress", help=_("which exercises you have passed"), formatter_class=raw,
+        description=_text(_("Show the exercises passed so far, as kept in .keel-progress.json "
+                            "beside the notebooks by every check and by `make check`.\nExit 0 "
+                            "when every exercise has passed, 1 when some have not yet, 2 when "
+                            "the file cannot be read.")),
+        epilog=_examples(("progress", _("from the course's folder: your copy's, workspace/")),
                          ("progress workspace/zh --json",
-                          "your copy of the Chinese edition's (make lab LANGUAGE=zh makes it), "
-                          "as JSON")))
+                          _("your copy of the Chinese edition's (make lab LANGUAGE=zh makes "
+                            "it), as JSON"))))
     g.add_argument("where", nargs="?", type=Path, metavar="DIR",
-                   help="the notebooks' folder, or the progress file itself (default: the file "
-                        "KEEL_PROGRESS names, else this folder's, else - from the course's "
-                        "folder - workspace/'s)")
-    g.add_argument("--json", action="store_true", help="the file's content, checked, as JSON")
+                   help=_("the notebooks' folder, or the progress file itself (default: the "
+                          "file KEEL_PROGRESS names, else this folder's, else - from the "
+                          "course's folder - workspace/'s)"))
+    g.add_argument("--json", action="store_true",
+                   help=_("the file's content, checked, as JSON"))
 
     c = sub.add_parser(
-        "record", help="record one real turn of a provider, then assemble it",
+        "record", help=_("record one real turn of a provider, then assemble it"),
         formatter_class=raw,
-        description=_text(
+        description=_text(_(
                     "Send one turn with the lab's incident tools to a real provider (or a local "
                     "server), save its stream byte for byte to FILE and assemble it. The only "
                     "command that reaches the network. Keys come from OPENAI_API_KEY, "
@@ -189,32 +283,34 @@ def parser() -> argparse.ArgumentParser:
                     "with --base-url only from --api-key-env.\nExit 0, 1 and 2 as `assemble` "
                     "on the recording (2 also when nothing was sent: no key, FILE unwritable), "
                     "69 when no whole stream came back (refused, unreachable, timed out, not a "
-                    "stream, cut off: bytes that came are kept in FILE.partial)."),
-        epilog=_examples(("record openai-chat my_turn.sse", "needs OPENAI_API_KEY"),
+                    "stream, cut off: bytes that came are kept in FILE.partial).")),
+        epilog=_examples(("record openai-chat my_turn.sse", _("needs OPENAI_API_KEY")),
                          ("record ollama qwen3_turn.jsonl --model qwen3:8b",
-                          "a local Ollama, no key"),
+                          _("a local Ollama, no key")),
                          ("record openai-chat vllm_turn.sse --base-url "
                           "http://localhost:8000/v1 --api-key-env VLLM_KEY",
-                          "any server speaking the format, its key from VLLM_KEY")))
+                          _("any server speaking the format, its key from VLLM_KEY"))))
     c.add_argument("format", type=format_name(p.prog), choices=STREAM_FORMATS, metavar="FORMAT",
-                   help="the provider's API: " + _formats(STREAM_FORMATS))
+                   help=_("the provider's API: {formats}").format(
+                       formats=_formats(STREAM_FORMATS)))
     c.add_argument("file", type=Path, metavar="FILE",
-                   help="where the stream goes (replaced only when whole)")
+                   help=_("where the stream goes (replaced only when whole)"))
     c.add_argument("--model", metavar="NAME",
-                   help="the model (default: one per provider, printed)")
-    c.add_argument("--prompt", default=PROMPT, metavar="TEXT",
-                   help="the user's turn (default: %(default)r)")
+                   help=_("the model (default: one per provider, printed)"))
+    c.add_argument("--prompt", default=_(PROMPT), metavar="TEXT",
+                   help=_("the user's turn (default: %(default)r)"))
     c.add_argument("--base-url", metavar="URL",
-                   help="another server speaking the format (vLLM, LM Studio, OpenRouter, Groq, "
-                        "a remote Ollama), as its SDK takes it: OpenAI's with /v1")
+                   help=_("another server speaking the format (vLLM, LM Studio, OpenRouter, "
+                          "Groq, a remote Ollama), as its SDK takes it: OpenAI's with /v1"))
     c.add_argument("--api-key-env", metavar="NAME",
-                   help="the environment variable holding the key (with --base-url)")
+                   help=_("the environment variable holding the key (with --base-url)"))
     c.add_argument("--timeout", type=bounded(1, 3600), default=60, metavar="SECONDS",
-                   help="to connect, and between two pieces of the stream, 1 to 3600 "
-                        "(default 60)")
-    c.add_argument("--json", action="store_true", help="the assembly as one JSON object")
+                   help=_("to connect, and between two pieces of the stream, 1 to 3600 "
+                          "(default 60)"))
+    c.add_argument("--json", action="store_true",
+                   help=_("the assembly as one JSON object"))
     c.add_argument("--verbose", action="store_true",
-                   help="the request's URL and body and the answer's type, on stderr")
+                   help=_("the request's URL and body and the answer's type, on stderr"))
 
     return p
 
@@ -229,7 +325,8 @@ def _samples(command: str) -> Path:
 WIDTH = 100  # the widest line of a table the CLI prints
 BROKEN_PIPE = 141  # what a shell reports for a program stopped by SIGPIPE (128 + 13)
 OUTPUT_FAILED = 74  # EX_IOERR (sysexits.h): not 1, a verdict, nor 2, unusable input
-PROMPT = "Which is more severe, INC-001 or INC-002? Look both up at once."  # `record`'s turn
+# `record`'s turn, in the learner's language (a Chinese learner's turn is in Chinese)
+PROMPT = N_("Which is more severe, INC-001 or INC-002? Look both up at once.")
 UNAVAILABLE = 69  # EX_UNAVAILABLE (sysexits.h): `record` got no whole stream from the provider
 
 
@@ -281,7 +378,7 @@ def run(p: argparse.ArgumentParser, commands: Mapping[str, Callable[[argparse.Na
     exit 2, a closed pipe 141, unwritable output 74 (shared by `keel-lab` and `keel-course`)."""
     args = p.parse_args(argv)
     if sys.stdout is None:  # started with stdout closed (`>&-`): print would drop every line
-        _error(p.prog, "cannot write the output: standard output is closed")
+        _error(p.prog, _("cannot write the output: standard output is closed"))
         return OUTPUT_FAILED
     try:
         with contextlib.redirect_stdout(_Stdout(sys.stdout)):
@@ -297,14 +394,15 @@ def run(p: argparse.ArgumentParser, commands: Mapping[str, Callable[[argparse.Na
         return BROKEN_PIPE
     except OutputError as exc:
         _discard_stdout()
-        _error(p.prog, f"cannot write the output: {exc}")
+        _error(p.prog, _("cannot write the output: {reason}").format(reason=exc))
         return OUTPUT_FAILED
 
 
 def _error(prog: str, message: str) -> None:
     """One line on stderr; a stderr that cannot be written either leaves the exit code alone."""
     with contextlib.suppress(OSError, ValueError):
-        print(f"{prog}: error: {message}", file=sys.stderr)
+        print(_("{prog}: error: {message}").format(prog=prog, message=message),
+              file=sys.stderr)
 
 
 def _discard_stdout() -> None:
@@ -318,7 +416,8 @@ def json_text(value: object) -> str:
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError as exc:
-        raise LabError(f"the result cannot be written as JSON: {exc}") from exc
+        raise LabError(_("the result cannot be written as JSON: {reason}").format(
+            reason=exc)) from exc
 
 
 def _experiments(args: argparse.Namespace) -> int:
@@ -329,12 +428,13 @@ def _experiments(args: argparse.Namespace) -> int:
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise LabError(f"cannot write plots to {args.out}: {exc.strerror}") from exc
+            raise LabError(_("cannot write plots to {folder}: {reason}").format(
+                folder=args.out, reason=exc.strerror)) from exc
     params = Params(args.trials, args.calls, args.seed)
     for name in names:
         experiment = EXPERIMENTS[name]
         total = experiment.progress_total(params)
-        with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit="trial",
+        with tqdm(total=total, desc=name, file=sys.stderr, leave=False, unit=_("trial"),
                   disable=None if total >= 5000 else True) as bar:
             report = experiment.run(params, bar.update)
         print(json_text(report.to_dict()) if args.json else report.table(WIDTH) + "\n")
@@ -357,14 +457,16 @@ def _record(args: argparse.Namespace) -> int:
 
     request = plan(args.format, incident_tools(), args.prompt, model=args.model,
                    base_url=args.base_url, key_env=args.api_key_env, timeout=args.timeout)
-    note = "" if args.model else " (the default; --model to change)"
-    _note(request.scrub(f"recording {request.format} from {request.url}, model {request.model}"
-                        f"{note}"))
+    said = (_("recording {format} from {url}, model {model}") if args.model else
+            _("recording {format} from {url}, model {model} (the default; --model to change)"))
+    _note(request.scrub(said.format(format=request.format, url=request.url,
+                                    model=request.model)))
     try:
         saved = record(request, args.file, _note if args.verbose else None)
     except RecordFailed as exc:
         raise Unavailable(str(exc)) from None
-    _note(printable(f"recorded {saved.size} bytes to {saved.path}"))
+    _note(printable(_("recorded {size} bytes to {path}").format(size=saved.size,
+                                                                 path=saved.path)))
     return _assemble(argparse.Namespace(file=saved.path, format=request.format, json=args.json))
 
 
@@ -383,11 +485,14 @@ def _validate(args: argparse.Namespace) -> int:
         print(json_text({"valid": not problems, "problems": [
             {"message": p.message, "ids": list(p.ids)} for p in problems]}))
     else:
-        print(printable(f"{args.file}: {fmt} conversation, ") + (
-            "valid" if not problems else f"{len(problems)} problem(s)"))
+        verdict = (_("{file}: {format} conversation, valid") if not problems else
+                   _("{file}: {format} conversation, {n} problem(s)"))
+        print(printable(verdict.format(file=args.file, format=fmt, n=len(problems))))
         said = Counter(p.message for p in problems)  # the same text at two places: once
         for message, times in said.items():  # ids come from the file: escape what a terminal
-            print(f"- {printable(message)}" + (f" ({times} times)" if times > 1 else ""))
+            shown = printable(message)
+            print("- " + (shown if times == 1 else _("{problem} ({times} times)").format(
+                problem=shown, times=times)))
     return 1 if problems else 0
 
 
@@ -404,15 +509,16 @@ def _save_plot(report: Report, out: Path) -> None:
 
     fig = plot(report)
     if fig is None:
-        print(f"no plot for {report.name}: its result is a few named cases, all in its table",
-              file=sys.stderr)
+        print(_("no plot for {experiment}: its result is a few named cases, all in its "
+                "table").format(experiment=report.name), file=sys.stderr)
         return
     path = out / f"{report.name}.png"
     try:
         fig.savefig(path, metadata={"Software": None})
     except OSError as exc:
-        raise LabError(f"cannot write {path}: {exc.strerror or exc}") from exc
-    print(f"plot: {path}", file=sys.stderr)
+        raise LabError(_("cannot write {path}: {reason}").format(
+            path=path, reason=exc.strerror or exc)) from exc
+    print(_("plot: {path}").format(path=path), file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ first cell does).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from importlib import resources
 from typing import IO
@@ -38,6 +40,23 @@ def set_language(code: str) -> None:
     """Translate the package's messages into `code` ("en" or "zh") from now on."""
     global _chosen
     _chosen = _checked(code, "set_language")
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[None]:
+    """Messages in `code` while the block runs when it is a language the package speaks other
+    than English; else in the environment's, as always. The choice before is put back after,
+    so a process (a test's) goes on as it was."""
+    global _chosen
+    if code == "en" or code not in LOCALES:
+        yield
+        return
+    before = _chosen
+    set_language(code)
+    try:
+        yield
+    finally:
+        _chosen = before
 
 
 def language() -> str:

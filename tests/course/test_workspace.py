@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese text takes Chinese punctuation
 """The learner's copy of the course (keel_course/workspace.py): `make lab` and `make check`
 work in workspace/, made from the learner edition and never overwritten, `make restore` puts one
 chapter back after keeping the learner's copy; and whatever a learner writes there, the tracked
@@ -169,7 +170,7 @@ def test_prepare_says_where_the_copy_is_and_how_to_restore_in_one_line(course, t
 def test_the_chinese_edition_goes_to_its_own_folder_beside_the_english(course, tmp_path, capsys):
     ws = tmp_path / "workspace"
     code, out, _ = run(capsys, "prepare", course, ws, "--language", "zh")
-    assert code == 0 and f"{ws / 'zh'}/ (made now from {course / 'zh'}/)" in out
+    assert code == 0 and f"{ws / 'zh'}/（刚从 {course / 'zh'}/ 创建）" in out  # said in Chinese
     assert out.endswith("make restore CHAPTER=04 LANGUAGE=zh\n")
     assert files(ws / "zh") == {name: (course / "zh" / name).read_text()
                                 for name in ("01_history.ipynb", "02_pairing.ipynb",
@@ -313,7 +314,7 @@ def test_make_lab_opens_jupyterlab_on_the_learners_copy():
     lines = make_n("lab")
     assert lines[0] == (".venv/bin/python -m keel_course.workspace prepare notebooks "
                         "workspace --language en")
-    assert lines[-1] == ".venv/bin/python -m keel_course.lab workspace"
+    assert lines[-1] == ".venv/bin/python -m keel_course.lab workspace --language en"
     assert make_n("lab", "LANGUAGE=zh")[0].endswith(" prepare notebooks workspace --language zh")
 
 
