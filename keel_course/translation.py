@@ -207,7 +207,8 @@ def _as_lines(text: str) -> list[str]:
 # Comments that are instructions to a tool, not to the learner: nbval's, nbgrader's, linters'.
 _DIRECTIVE = re.compile(r"(NBVAL_|#* ?(BEGIN|END) (SOLUTION|HIDDEN)|noqa|type: |ruff: )")
 _LITERAL = re.compile(r"([rRuUfF]{0,2})('{3}|\"{3}|'|\")(.*)\2\Z", re.S)
-_PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:']+[A-Za-z]{2,}")  # two words: prose, not an id or data
+_PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:']+[A-Za-z]{2,}"  # two words: prose, not an id or data
+                    r"|\A\s*[A-Za-z]{2,}:\s*\Z")  # or a print label: "ran:"
 _FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field
 _DATA = re.compile(r'\s*(\{\s*"|\[)')  # a string holding JSON or a list: data
 

@@ -10,9 +10,10 @@ tests say when a plot string's character is missing):
 
 The characters come from every translation in the package catalog (plot labels, verdicts,
 hints), in the notebooks' catalogs (locale/zh_CN/LC_MESSAGES/*.po) and in the site's
-(site/locale/zh_CN/LC_MESSAGES/site.po: the site serves this font to its Chinese pages),
-plus printable ASCII and CJK punctuation. Hinting is dropped: the plots are drawn at 100 dpi by
-Agg, which hints itself, and the file is half the size without.
+(site/locale/zh_CN/LC_MESSAGES/site.po: the site serves this font to its Chinese pages), in the
+Chinese data sets (data/zh/*.json: the incident titles chapter 1's diagram draws), plus
+printable ASCII and CJK punctuation. Hinting is dropped: the plots are drawn at 100 dpi by Agg,
+which hints itself, and the file is half the size without.
 """
 
 from __future__ import annotations
@@ -53,6 +54,12 @@ def translations(paths: Iterable[Path]) -> str:
     return "\n".join(texts)
 
 
+def data_text() -> str:
+    """The Chinese data sets' text (incident titles, service owners): the plots draw it too."""
+    paths = sorted((ROOT / "data" / "zh").glob("*.json"))
+    return "\n".join(p.read_text(encoding="utf-8") for p in paths)
+
+
 def characters(text: str) -> list[str]:
     """The distinct characters the font must draw (no control characters), sorted."""
     return sorted({c for c in text + EXTRA if c.isprintable()})
@@ -83,7 +90,7 @@ def main() -> None:
     with tarfile.open(args.package) as tar:
         source = tar.extractfile(MEMBER).read()  # type: ignore[union-attr]
         license_text = tar.extractfile(LICENSE).read()  # type: ignore[union-attr]
-    chars = characters(translations(p for p in CATALOGS if p.exists()))
+    chars = characters(translations(p for p in CATALOGS if p.exists()) + data_text())
     OUT.mkdir(parents=True, exist_ok=True)
     font = cut(source, chars)
     (OUT / FONT).write_bytes(font)

@@ -20,6 +20,7 @@ from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Code
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.tools import ToolOutcome, Toolset, failure, invoke
+from keel_lab.i18n import _
 
 Latency = Callable[[ToolRequest], float]
 Emit = Callable[[Event], None]
@@ -79,7 +80,7 @@ class Executor:
     def __init__(self, limit: int = 1, latency: Latency | None = None, *,
                  collect: Collect = gather_by_call_id) -> None:
         if limit < 1:
-            raise ValueError(f"limit must be at least 1, got {limit}")
+            raise ValueError(_("limit must be at least 1, got {limit}").format(limit=limit))
         self.limit = limit
         self.latency = latency or (lambda _: 0.0)
         self.collect = collect
@@ -103,7 +104,8 @@ class Executor:
                                Code.APPROVAL_REQUIRED))
                     break
                 if not decision:
-                    outcome = failure(head, Code.APPROVAL_DENIED, "a person denied this call")
+                    outcome = failure(head, Code.APPROVAL_DENIED,
+                                      _("a person denied this call"))
                     result.outcomes[head.call_id] = outcome
                     emit(Event("tool.failed", head.call_id, now(), outcome.code))
                     continue

@@ -12,14 +12,21 @@ from typing import Literal
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import MESSAGE_TYPES, AssistantMessage, Message, ToolMessage
+from keel_lab.i18n import N_, _
 
-MISSING_RESULTS = (
+# OpenAI's own texts, verbatim. They are message ids too: a translation keeps the text as it
+# is and puts an explanation in the learner's language before it.
+MISSING_RESULTS = N_(
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
     "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
 )
 ORPHAN_RESULT = (  # the provider's own spelling of "preceding"
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
     "with 'tool_calls'."
+)
+ORPHAN_AT = N_(  # ORPHAN_RESULT, then where
+    "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
+    "with 'tool_calls'. (messages[{pos}], tool_call_id {id})"
 )
 
 
@@ -33,10 +40,16 @@ ProblemKind = Literal["missing_results", "orphan_result", "duplicate_result", "d
 
 @dataclass(frozen=True, slots=True)
 class HistoryProblem:
+    """One broken rule. `message` is what the learner reads: a provider's verbatim text where
+    one exists (in a translated edition, after an explanation in the learner's language);
+    `verbatim` is that provider text alone, always as the provider writes it ("" where the
+    message is the lab's own wording)."""
+
     kind: ProblemKind
     message: str
     ids: tuple[str, ...]
     position: int  # index of the message where the problem shows
+    verbatim: str = ""
 
 
 def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
@@ -55,9 +68,11 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 
     def close() -> None:
         if pending:
-            ids = tuple(i for i, owed in pending.items() for _ in range(owed))
+            ids = tuple(i for i, owed in pending.items() for _n in range(owed))
+            listed = ", ".join(ids)
             problems.append(HistoryProblem(
-                "missing_results", MISSING_RESULTS.format(ids=", ".join(ids)), ids, open_at))
+                "missing_results", _(MISSING_RESULTS).format(ids=listed), ids, open_at,
+                MISSING_RESULTS.format(ids=listed)))
         pending.clear()
 
     for pos, m in enumerate(messages):
@@ -69,12 +84,14 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                     del pending[m.tool_call_id]
                 answered.add(m.tool_call_id)
             elif m.tool_call_id in answered:
-                flag("duplicate_result", f"messages[{pos}]: a second tool message responds to "
-                     f"tool_call_id {m.tool_call_id}; each call gets exactly one",
+                flag("duplicate_result", _(
+                    "messages[{pos}]: a second tool message responds to tool_call_id {id}; each "
+                    "call gets exactly one").format(pos=pos, id=m.tool_call_id),
                      m.tool_call_id, pos)
             else:
-                flag("orphan_result", f"{ORPHAN_RESULT} (messages[{pos}], tool_call_id "
-                     f"{m.tool_call_id})", m.tool_call_id, pos)
+                problems.append(HistoryProblem(
+                    "orphan_result", _(ORPHAN_AT).format(pos=pos, id=m.tool_call_id),
+                    (m.tool_call_id,), pos, ORPHAN_RESULT))
             continue
         close()
         answered.clear()
@@ -82,9 +99,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
             open_at = pos
             for j, call in enumerate(m.tool_calls):
                 if call.id in first_seen:
-                    flag("duplicate_id", f"messages[{pos}].tool_calls[{j}]: tool call ids must "
-                         f"be unique; {call.id} was already used in "
-                         f"messages[{first_seen[call.id]}]", call.id, pos)
+                    flag("duplicate_id", _(
+                        "messages[{pos}].tool_calls[{j}]: tool call ids must be unique; {id} was "
+                        "already used in messages[{first}]").format(
+                            pos=pos, j=j, id=call.id, first=first_seen[call.id]), call.id, pos)
                 first_seen.setdefault(call.id, pos)
                 pending[call.id] = pending.get(call.id, 0) + 1  # still owed its one result
     close()
@@ -94,9 +112,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 def _check(m: object, pos: int) -> None:
     where = f"messages[{pos}]"
     if isinstance(m, dict):
-        raise LabError(f"{where}: a dict, not a lab message; convert OpenAI chat dicts with "
-                       "keel_lab.from_openai(messages) first, or check Anthropic ones with "
-                       "keel_lab.providers.anthropic_messages.validate_anthropic(messages)")
+        raise LabError(_("{where}: a dict, not a lab message; convert OpenAI chat dicts with "
+                         "keel_lab.from_openai(messages) first, or check Anthropic ones with "
+                         "keel_lab.providers.anthropic_messages.validate_anthropic(messages)")
+                       .format(where=where))
     if not isinstance(m, MESSAGE_TYPES):
-        raise LabError(f"{where}: expected a lab message (keel_lab.core.messages), got "
-                       f"{type(m).__name__}")
+        raise LabError(_("{where}: expected a lab message (keel_lab.core.messages), got "
+                         "{type}").format(where=where, type=type(m).__name__))

@@ -15,6 +15,7 @@ from keel_lab.core.ids import RunIds
 from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
+from keel_lab.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +46,14 @@ class ScriptedAdapter:
     def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                  ) -> AssistantMessage:
         if turn.step >= len(self.turns):
-            raise LabError(f"the script has {len(self.turns)} turns; step {turn.step} has none")
+            raise LabError(_("the script has {turns} turns; step {step} has none").format(
+                turns=len(self.turns), step=turn.step))
         return self.turns[turn.step]
 
     def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                ) -> Iterator[StreamEvent]:
-        raise NotImplementedError(
+        raise NotImplementedError(_(
             "ScriptedAdapter replays whole turns; a script has no fragments to stream. "
-            "Use OfflineAdapter.stream() to study streamed tool calls.")
+            "Use OfflineAdapter.stream() to study streamed tool calls."))
 
 

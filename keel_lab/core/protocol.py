@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
+from keel_lab.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,16 +63,18 @@ def call_problems(calls: Sequence[ToolCall], labels: Sequence[str] | None = None
     seen: dict[str, str] = {}
     for n, c in enumerate(calls):
         label = labels[n] if labels else f"tool_calls[{n}]"
-        named = label + (f" (id {c.id})" if c.id else "")
+        named = _("{call} (id {id})").format(call=label, id=c.id) if c.id else label
         if not c.id:
-            problems.append(CallProblem(n, "unusable_call", f"{named} has no id"))
+            problems.append(CallProblem(n, "unusable_call",
+                                        _("{call} has no id").format(call=named)))
         elif c.id in seen:
-            problems.append(CallProblem(n, "duplicate_id",
-                                        f"{named} reuses the id of {seen[c.id]}"))
+            problems.append(CallProblem(n, "duplicate_id", _(
+                "{call} reuses the id of {other}").format(call=named, other=seen[c.id])))
         else:
             seen[c.id] = label
         if not c.name:
-            problems.append(CallProblem(n, "unusable_call", f"{named} has no name"))
+            problems.append(CallProblem(n, "unusable_call",
+                                        _("{call} has no name").format(call=named)))
     return problems
 
 
@@ -86,5 +89,6 @@ def parse_arguments(text: str) -> tuple[dict[str, Any] | None, str | None]:
     except LabError as exc:
         return None, str(exc)
     if not isinstance(value, dict):
-        return None, f"arguments must be a JSON object, got {type(value).__name__}"
+        return None, _("arguments must be a JSON object, got {type}").format(
+            type=type(value).__name__)
     return value, None

@@ -36,6 +36,7 @@ from keel_lab.core.streaming import (
     assemble,
 )
 from keel_lab.core.tools import ToolOutcome, Toolset, failure
+from keel_lab.i18n import _
 
 
 @dataclass(eq=False)
@@ -70,17 +71,22 @@ class RunResult:
         """What a product would show: a partial answer says so, a pause says what waits."""
         if self.status == Status.WAITING:
             waiting = ", ".join(f"{r.name}({r.raw_arguments})" for r in self.pending[:1])
-            return f"Waiting for your approval: {waiting}"
-        if self.status != Status.COMPLETED:
-            return f"The run {self.status}: {self.error}"
+            return _("Waiting for your approval: {call}").format(call=waiting)
+        if self.status == Status.FAILED:
+            return _("The run failed: {error}").format(error=self.error)
+        if self.status == Status.CANCELLED:
+            return _("The run cancelled: {error}").format(error=self.error)
+        if self.status != Status.COMPLETED:  # a custom status rule's own word
+            return _("The run {status}: {error}").format(status=self.status, error=self.error)
         failed = [o for o in self.outcomes if is_business_error(o.code)]
         if not failed:
             return self.answer
-        return (f"Partial answer ({len(self.outcomes) - len(failed)} of {len(self.outcomes)} "
-                f"calls answered): {self.answer}")
+        return _("Partial answer ({answered} of {total} calls answered): {answer}").format(
+            answered=len(self.outcomes) - len(failed), total=len(self.outcomes),
+            answer=self.answer)
 
     def trace(self) -> str:
-        head = f"status = {self.status}" + ("  (partial)" if self.partial else "")
+        head = f"status = {self.status}" + (_("  (partial)") if self.partial else "")
         lines = [head, f"answer = {self.answer}" if not self.error else f"error  = {self.error}"]
         return "\n".join(lines + [f"  {e}" for e in self.events])
 
@@ -139,7 +145,8 @@ class Runner:
                  may_start: Callable[[CallState], bool] | None = None) -> None:
         tools = tools if tools is not None else getattr(model, "tools", None)
         if not isinstance(tools, Toolset):
-            raise LabError(f"{type(model).__name__} brings no tools: pass tools=Toolset.of(...)")
+            raise LabError(_("{model} brings no tools: pass tools=Toolset.of(...)").format(
+                model=type(model).__name__))
         self.model, self.tools = model, tools
         self.executor = executor or Executor()
         self.seed, self.stream, self.max_turns = seed, stream, max_turns
@@ -161,16 +168,20 @@ class Runner:
         """Continue a paused run with a decision (True = approve) for each pending call; a paused
         result is resumed once, so an approved side effect never runs twice."""
         if result.status != Status.WAITING:
-            raise LabError(f"run {result.run_id} is {result.status}, not waiting for approval")
+            raise LabError(_("run {run} is {status}, not waiting for approval").format(
+                run=result.run_id, status=result.status))
         if not result.pending:
-            raise LabError(f"run {result.run_id} waits for approval but has no pending call "
-                           "(its status rule paused it): there is nothing to decide")
+            raise LabError(_("run {run} waits for approval but has no pending call (its status "
+                             "rule paused it): there is nothing to decide").format(
+                                 run=result.run_id))
         if result.pause is not None and result.pause.resumed:
-            raise LabError(f"run {result.run_id} was already resumed from this pause: its "
-                           "decisions are taken; continue from the result approve returned")
+            raise LabError(_("run {run} was already resumed from this pause: its decisions are "
+                             "taken; continue from the result approve returned").format(
+                                 run=result.run_id))
         head = result.pending[0].call_id
         if head not in approvals:
-            raise LabError(f"no decision for {head}: pass approvals={{{head!r}: True or False}}")
+            raise LabError(_("no decision for {id}: pass approvals={{{key}: True or False}}")
+                           .format(id=head, key=repr(head)))
         if result.pause is not None:
             result.pause.resumed = True
         state = _State(RunIds(result.run_id), list(result.messages), list(result.events),
@@ -185,8 +196,8 @@ class Runner:
                 if stopped:
                     return stopped
             if state.turns >= self.max_turns:
-                return state.result(Status.FAILED,
-                                    error=f"no answer after {self.max_turns} model turns")
+                return state.result(Status.FAILED, error=_(
+                    "no answer after {turns} model turns").format(turns=self.max_turns))
             reply = await self._ask(state)
             if isinstance(reply, Stop):
                 return state.result(reply.status, error=reply.reason)
@@ -214,15 +225,16 @@ class Runner:
             state.outcomes += done
             return state.result(Status.WAITING, pending=turn.pending)
         for r in turn.pending:  # nobody will decide them: each still gets its one answer
-            turn.outcomes[r.call_id] = failure(r, PAUSE_CODE, f"not run: no person decided, "
-                                                              f"the run is {status}")
+            turn.outcomes[r.call_id] = failure(r, PAUSE_CODE, _(
+                "not run: no person decided, the run is {status}").format(status=status))
         state.messages += turn.messages(requests)
         state.outcomes += [turn.outcomes[r.call_id] for r in requests
                            if r.call_id in turn.outcomes]
         if status != Status.COMPLETED:
             cause = failure_cause(done)
             return state.result(status, error=f"{cause.call_id}: {cause.code}: {cause.detail}"
-                                if cause else f"the status rule answered {status!r}")
+                                if cause else _("the status rule answered {status}").format(
+                                    status=repr(status)))
         return None
 
     async def _ask(self, state: _State) -> Reply | Stop:
@@ -234,8 +246,11 @@ class Runner:
         def stop(status: Status, why: str) -> Stop:
             ran = ", ".join(state.early)
             state.outcomes += state.early.values()
-            return Stop(status, f"model turn {turn.step}: {why}; " + (
-                f"already started: {ran}" if ran else "nothing was run"))
+            if ran:
+                return Stop(status, _("model turn {step}: {why}; already started: {ran}").format(
+                    step=turn.step, why=why, ran=ran))
+            return Stop(status, _("model turn {step}: {why}; nothing was run").format(
+                step=turn.step, why=why))
 
         try:
             if self.stream:

@@ -30,6 +30,7 @@ from keel_lab.core.protocol import (
     call_problems,
     parse_arguments,
 )
+from keel_lab.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,16 +118,16 @@ def readiness(id: str | None, name: str, arguments: str, closed: bool,
     if conflict:
         return Readiness(False, conflict)
     if not id:
-        return Readiness(False, "the call has no id")
+        return Readiness(False, _("the call has no id"))
     if not name:
-        return Readiness(False, "the call has no name")
+        return Readiness(False, _("the call has no name"))
     if not closed:
-        return Readiness(False, "the stream has not closed this call yet: the turn may still "
-                                "be cancelled, cut off or made invalid")
+        return Readiness(False, _("the stream has not closed this call yet: the turn may still "
+                                  "be cancelled, cut off or made invalid"))
     error = parse_arguments(arguments)[1]
     if error:
         return Readiness(False, error)
-    return Readiness(True, "complete and closed: it may run")
+    return Readiness(True, _("complete and closed: it may run"))
 
 
 @dataclass(slots=True)
@@ -200,17 +201,24 @@ class Assembly:
             return state.readiness
         own, cause = self._refusals
         if state.index in own:
-            return Readiness(False, own[state.index].message
-                             + ("; the turn is refused" if self.refused else ""))
+            message = own[state.index].message
+            return Readiness(False, _("{reason}; the turn is refused").format(reason=message)
+                             if self.refused else message)
         if not self.refused:
             return state.readiness
-        turn = f"the turn is refused ({self.refused})"
-        if cause:
-            where = f" because of call {cause.index}" if cause.index is not None else ""
-            turn = f"the turn is refused{where} ({cause.quirk}: {cause.message})"
+        # In every language the turn's part begins with the words of "; the turn is refused"
+        # (the diagnosis table splits a reason there).
+        turn = _("the turn is refused ({why})").format(why=self.refused)
+        if cause and cause.index is not None:
+            turn = _("the turn is refused because of call {index} ({quirk}: {message})").format(
+                index=cause.index, quirk=cause.quirk, message=cause.message)
+        elif cause:
+            turn = _("the turn is refused ({quirk}: {message})").format(quirk=cause.quirk,
+                                                                        message=cause.message)
         if state.readiness.executable or not state.closed:  # an open call: the turn says why
-            return Readiness(False, f"not run: {turn}")
-        return Readiness(False, f"{state.readiness.reason}; {turn}")
+            return Readiness(False, _("not run: {turn}").format(turn=turn))
+        return Readiness(False, _("{reason}; {turn}").format(reason=state.readiness.reason,
+                                                            turn=turn))
 
     @cached_property
     def _refusals(self) -> tuple[dict[int | None, Notice], Notice | None]:
@@ -233,7 +241,8 @@ class StreamAssembler:
 
     def feed(self, event: StreamEvent) -> None:
         if self.finish_reason is not None:
-            raise LabError(f"event {self.events}: {event!r} arrived after the finish reason")
+            raise LabError(_("event {number}: {event} arrived after the finish reason").format(
+                number=self.events, event=repr(event)))
         if isinstance(event, ToolCallDelta):
             self._feed_call(event)
         elif isinstance(event, TextDelta):
@@ -257,14 +266,15 @@ class StreamAssembler:
 
     def _feed_call(self, d: ToolCallDelta) -> None:
         if type(d.index) is not int or d.index < 0:
-            raise LabError(f"event {self.events}: tool call index must be an integer >= 0, "
-                           f"got {d.index!r}")
+            raise LabError(_("event {number}: tool call index must be an integer >= 0, got "
+                             "{index}").format(number=self.events, index=repr(d.index)))
         state = self._state(d.index)
         if d.id:
             if state.id is None:
                 state.id = d.id
             elif d.id != state.id and state.conflict is None:
-                state.conflict = f"id changed from {state.id} to {d.id} mid-call"
+                state.conflict = _("id changed from {old} to {new} mid-call").format(
+                    old=state.id, new=d.id)
         if d.name:
             state.name += d.name
         if d.arguments_delta:
@@ -286,14 +296,15 @@ class StreamAssembler:
         """The finished turn: a call without an id or a name, an id used twice or changed refuse
         every call of it; bad JSON in one call is that call's own reason alone."""
         if self.finish_reason is None:
-            raise LabError("the stream has not finished: no call may run yet")
+            raise LabError(_("the stream has not finished: no call may run yet"))
         states = tuple(self.calls())
         calls = [ToolCall(s.id or "", s.name, s.arguments) for s in states]
-        problems = [replace(p, index=states[p.index].index) for p in
-                    call_problems(calls, [f"call at index {s.index}" for s in states])]
-        problems += [CallProblem(s.index, "id_changed", f"call at index {s.index}: {s.conflict}")
+        problems = [replace(p, index=states[p.index].index) for p in call_problems(
+            calls, [_("call at index {index}").format(index=s.index) for s in states])]
+        problems += [CallProblem(s.index, "id_changed", _("call at index {index}: {problem}")
+                                 .format(index=s.index, problem=s.conflict))
                      for s in states if s.conflict]
-        refused = "; ".join(p.message for p in problems) or None
+        refused = _("; ").join(p.message for p in problems) or None
         ids = {s.index: s.id for s in states}
         said: dict[tuple[str, int | None], Notice] = {}  # once per quirk and call
         for n in [*self.notices, *(Notice(p.index, ids[p.index], p.kind, p.message, "refused")
@@ -317,11 +328,13 @@ def assemble(events: Iterable[StreamEvent]) -> Assembly:
     except LabError:
         raise
     except StreamCancelled as exc:
-        return assembler.interrupted(f"stream cancelled ({exc})", cancelled=True)
+        return assembler.interrupted(_("stream cancelled ({why})").format(why=exc),
+                                     cancelled=True)
     except Exception as exc:
-        return assembler.interrupted(f"stream raised {type(exc).__name__}: {exc}")
+        return assembler.interrupted(_("stream raised {error_type}: {error}").format(
+            error_type=type(exc).__name__, error=exc))
     if assembler.finish_reason is None:
-        return assembler.interrupted("stream ended before a finish reason")
+        return assembler.interrupted(_("stream ended before a finish reason"))
     return assembler.result()
 
 
@@ -348,5 +361,5 @@ def cancel_after(events: Iterable[StreamEvent], n: int) -> Iterator[StreamEvent]
     """Pass on the first `n` events, then cancel the stream."""
     for i, event in enumerate(events):
         if i == n:
-            raise StreamCancelled(f"cancelled after {n} events")
+            raise StreamCancelled(_("cancelled after {n} events").format(n=n))
         yield event

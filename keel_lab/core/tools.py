@@ -27,6 +27,7 @@ from keel_lab.core.clock import VirtualClockLoop, now
 from keel_lab.core.messages import ToolMessage
 from keel_lab.core.partial_success import Code
 from keel_lab.core.protocol import ToolRequest
+from keel_lab.i18n import _
 
 ToolFunction = Callable[..., Any] | Callable[..., Awaitable[Any]]
 
@@ -152,13 +153,14 @@ async def invoke(tool: Tool | None, request: ToolRequest, latency: float = 0.0) 
     tool that raises `asyncio.CancelledError` or cancels its own task is answered
     `tool_internal_error`; a cancellation of the caller still propagates."""
     if tool is None:
-        return failure(request, Code.UNKNOWN_TOOL, f"no tool named {request.name!r}")
+        return failure(request, Code.UNKNOWN_TOOL,
+                       _("no tool named {name}").format(name=repr(request.name)))
     if request.parse_error is not None or request.input is None:
-        return failure(request, Code.INVALID_ARGUMENTS, request.parse_error or "no arguments")
+        return failure(request, Code.INVALID_ARGUMENTS, request.parse_error or _("no arguments"))
     try:
         errors = schema_errors(tool.parameters, request.input)
     except RecursionError:
-        errors = ["arguments are nested too deeply to validate"]
+        errors = [_("arguments are nested too deeply to validate")]
     if errors:
         return failure(request, Code.INVALID_ARGUMENTS, "; ".join(errors))
     try:
@@ -166,11 +168,12 @@ async def invoke(tool: Tool | None, request: ToolRequest, latency: float = 0.0) 
     except ToolError as exc:
         return _business_error(tool, request, exc)
     except TimeoutError:
-        return failure(request, Code.TOOL_TIMEOUT, f"no result within {tool.timeout:g} s")
+        return failure(request, Code.TOOL_TIMEOUT, _("no result within {seconds} s").format(
+            seconds=f"{tool.timeout:g}"))
     except _CancelledItself:
         return failure(request, Code.TOOL_INTERNAL_ERROR,
-                       f"{tool.name} was cancelled from inside (it raised CancelledError or "
-                       "cancelled its own task)")
+                       _("{tool} was cancelled from inside (it raised CancelledError or "
+                         "cancelled its own task)").format(tool=tool.name))
     except Exception as exc:
         return failure(request, Code.TOOL_INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")
     problem = output_problem(tool, output)
@@ -184,11 +187,13 @@ def _business_error(tool: Tool, request: ToolRequest, exc: ToolError) -> ToolOut
     code = getattr(exc, "code", None)  # a subclass may skip ToolError's __init__
     if not isinstance(code, str) or not code:
         return failure(request, Code.TOOL_INTERNAL_ERROR,
-                       f"{tool.name} raised a ToolError without a code ({code!r}): {exc}")
+                       _("{tool} raised a ToolError without a code ({code}): {error}").format(
+                           tool=tool.name, code=repr(code), error=exc))
     if code == Code.APPROVAL_REQUIRED:
         return failure(request, Code.TOOL_INTERNAL_ERROR,
-                       f"{tool.name} raised approval_required while running: approval is "
-                       "decided before a call runs - declare the tool requires_approval=True")
+                       _("{tool} raised approval_required while running: approval is decided "
+                         "before a call runs - declare the tool requires_approval=True")
+                       .format(tool=tool.name))
     return failure(request, code, str(exc))
 
 
@@ -253,14 +258,16 @@ def _fill(done: concurrent.futures.Future[Any], function: ToolFunction,
 def output_problem(tool: Tool, output: Any) -> str | None:
     """Why `output` cannot go back to the model, or None: a JSON object matching the schema."""
     if not isinstance(output, dict):
-        return f"a tool must return a JSON object, {tool.name} returned {type(output).__name__}"
+        return _("a tool must return a JSON object, {tool} returned {type}").format(
+            tool=tool.name, type=type(output).__name__)
     try:
         json.dumps(output, allow_nan=False)
         errors = [] if tool.output_schema is None else schema_errors(tool.output_schema, output)
     except RecursionError:
-        return f"output of {tool.name} is nested too deeply to send"
+        return _("output of {tool} is nested too deeply to send").format(tool=tool.name)
     except (TypeError, ValueError) as exc:
-        return f"output of {tool.name} is not JSON: {exc}"
+        return _("output of {tool} is not JSON: {error}").format(tool=tool.name, error=exc)
     if errors:
-        return f"output of {tool.name} breaks its schema: " + "; ".join(errors)
+        return _("output of {tool} breaks its schema: {errors}").format(
+            tool=tool.name, errors="; ".join(errors))
     return None

@@ -3,6 +3,12 @@ font): the package `keel_lab.data`, which pyproject.toml maps to the repository'
 A wheel carries it as keel_lab/data/, an editable install reads the checkout's data/; asking
 importlib.resources for the package finds either.
 
+The Chinese edition has its own copies of the data sets whose texts are prose for people
+(`data/zh/incidents.json`, `data/zh/services.json`: same ids, severities, statuses, numbers and
+versions, Chinese titles and summaries); `load` reads them when `keel_lab.i18n.language()` is
+"zh", and the English set for a data set without a Chinese copy (the logs are machine output and
+stay English). Each language's sets are cached on their own.
+
 A missing file means a broken install, not a failed tool: every read of the data goes through
 `path`, which says so with a `LabError`, and the incident tools check their data sets when they
 are built, before any call could turn the missing file into a `tool_internal_error`.
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import language
 
 PACKAGE = "keel_lab.data"
 DATA_SETS = ("incidents", "services", "logs")
@@ -42,10 +49,19 @@ def path(*parts: str) -> Path:
     return p
 
 
-@cache
+TRANSLATED = {"zh": ("incidents", "services")}  # language -> its data sets in data/<language>/
+
+
 def load(name: str) -> Any:
-    """Parsed `data/<name>.json`; cached because tools read it on every call."""
-    with path(f"{name}.json").open(encoding="utf-8") as f:
+    """Parsed `data/<name>.json`, or the current language's copy `data/<lang>/<name>.json`."""
+    return _load(name, language())
+
+
+@cache
+def _load(name: str, lang: str) -> Any:
+    """Cached per language because tools read it on every call."""
+    parts = (lang, f"{name}.json") if name in TRANSLATED.get(lang, ()) else (f"{name}.json",)
+    with path(*parts).open(encoding="utf-8") as f:
         return json.load(f)
 
 
@@ -55,16 +71,35 @@ def require() -> None:
         load(name)
 
 
-@cache
 def incidents() -> dict[str, dict[str, Any]]:
-    return {i["id"]: i for i in load("incidents")}
+    return _incidents(language())
 
 
 @cache
+def _incidents(lang: str) -> dict[str, dict[str, Any]]:
+    return {i["id"]: i for i in _load("incidents", lang)}
+
+
 def services() -> dict[str, dict[str, Any]]:
-    return {s["name"]: s for s in load("services")}
+    return _services(language())
+
+
+@cache
+def _services(lang: str) -> dict[str, dict[str, Any]]:
+    return {s["name"]: s for s in _load("services", lang)}
 
 
 def logs() -> dict[str, list[str]]:
     result: dict[str, list[str]] = load("logs")
     return result
+
+
+def cache_clear() -> None:
+    """Forget every data set read so far, in every language (tests swap the data's folder)."""
+    for cached in (_load, _incidents, _services):
+        cached.cache_clear()
+
+
+# The public readers' caches live in the per-language functions; clearing any clears them all.
+for _reader in (load, incidents, services):
+    _reader.cache_clear = cache_clear  # type: ignore[union-attr]

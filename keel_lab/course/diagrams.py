@@ -16,6 +16,10 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from keel_lab.core.messages import AssistantMessage, Message, ToolMessage
 from keel_lab.core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
+from keel_lab.course.fonts import register_cjk_font
+from keel_lab.i18n import N_, _
+
+register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
 CALL_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02")
 ROLE_COLORS = {"system": "#eeeeee", "user": "#dbe9f6", "assistant": "#fdebd3", "tool": "#e3f1e0"}
@@ -60,7 +64,7 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
                     family="monospace", va="center", color=color.get(message.tool_call_id))
             answer_at.setdefault(message.tool_call_id, y - 0.45)
         ax.text(1.3, y - (0.65 if isinstance(message, ToolMessage) else 0.3),
-                _short(message.content, width) or "(no text)", fontsize=8, va="center",
+                _short(message.content, width) or _("(no text)"), fontsize=8, va="center",
                 color="#333333" if message.content else "#888888")
         if isinstance(message, AssistantMessage):
             for i, call in enumerate(message.tool_calls):
@@ -81,16 +85,18 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
                 arrowstyle="-|>", mutation_scale=14, color=color[call_id], linewidth=1.6,
                 gid=f"pair:{call_id}"))
         else:
-            ax.text(BOX - 0.1, call_at[call_id], "  no tool message:\n  the provider rejects this",
-                    fontsize=8, color=MISSING, va="center", gid=f"unanswered:{call_id}")
+            ax.text(BOX - 0.1, call_at[call_id],
+                    _("  no tool message:\n  the provider rejects this"), fontsize=8,
+                    color=MISSING, va="center", gid=f"unanswered:{call_id}")
     ax.set_xlim(-0.1, WIDTH)
     ax.set_ylim(y, 0.2)
-    ax.set_title("The chat messages of one run: every call's id is answered by one tool message",
-                 fontsize=10)
+    ax.set_title(_("The chat messages of one run: every call's id is answered by one tool "
+                   "message"), fontsize=10)
     return fig
 
 
-STAGES = ("model", "deltas", "assembler", "calls", "executor", "tool messages", "history")
+STAGES = (N_("model"), N_("deltas"), N_("assembler"), N_("calls"), N_("executor"),
+          N_("tool messages"), N_("history"))
 
 
 def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
@@ -99,15 +105,16 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     assembly = assemble(events)
     calls = assembly.message.tool_calls if assembly.message else ()
     deltas = sum(isinstance(e, ToolCallDelta) for e in events)
-    ending = "the last its finish" if events and isinstance(events[-1], Finish) else "no finish"
+    finished = bool(events) and isinstance(events[-1], Finish)
     notes = {
-        "model": f"streams {len(events)} events,\n{ending}",
-        "deltas": f"{deltas} pieces of calls,\neach tagged with an index",
-        "assembler": "one buffer per index;\ncloses calls at the finish",
-        "calls": f"{len(calls)} calls, each with\nid, name, arguments",
-        "executor": "runs them in batches;\none outcome per call id",
-        "tool messages": f"{len(calls)}, one per call,\nmatched by tool_call_id",
-        "history": "user, assistant + calls,\ntool messages",
+        "model": (_("streams {n} events,\nthe last its finish") if finished else
+                  _("streams {n} events,\nno finish")).format(n=len(events)),
+        "deltas": _("{n} pieces of calls,\neach tagged with an index").format(n=deltas),
+        "assembler": _("one buffer per index;\ncloses calls at the finish"),
+        "calls": _("{n} calls, each with\nid, name, arguments").format(n=len(calls)),
+        "executor": _("runs them in batches;\none outcome per call id"),
+        "tool messages": _("{n}, one per call,\nmatched by tool_call_id").format(n=len(calls)),
+        "history": _("user, assistant + calls,\ntool messages"),
     }
     fig = Figure(figsize=(10.0, 2.6), dpi=100, layout="constrained")
     ax = fig.add_subplot()
@@ -116,7 +123,7 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     for i, stage in enumerate(STAGES):
         x = i * step
         _box(ax, x, 1.0, w, 0.55, "#fdebd3" if stage in ("model", "history") else "#e3f1e0")
-        ax.text(x + w / 2, 0.72, stage, ha="center", va="center", fontsize=9, fontweight="bold")
+        ax.text(x + w / 2, 0.72, _(stage), ha="center", va="center", fontsize=9, fontweight="bold")
         ax.text(x + w / 2, 0.3, notes[stage], ha="center", va="top", fontsize=7.5,
                 color="#333333")
         if i:
@@ -128,10 +135,10 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
                                  connectionstyle="arc,angleA=90,angleB=90,armA=22,armB=22,rad=6",
                                  mutation_scale=12, color="#1f77b4", linestyle="--",
                                  gid="flow:history->model"))
-    ax.text(last / 2 + w / 2, 1.25, "the next turn: the model is called again with the whole "
-            "history", ha="center", fontsize=8, color="#1f77b4")
+    ax.text(last / 2 + w / 2, 1.25, _("the next turn: the model is called again with the whole "
+                                      "history"), ha="center", fontsize=8, color="#1f77b4")
     ax.set_xlim(-0.1, last + w + 0.1)
     ax.set_ylim(-0.2, 1.4)
     first = calls[0].id if calls else "-"
-    ax.set_title(f"One turn, end to end (first call id: {first})", fontsize=10)
+    ax.set_title(_("One turn, end to end (first call id: {id})").format(id=first), fontsize=10)
     return fig

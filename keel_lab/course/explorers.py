@@ -21,13 +21,14 @@ from keel_lab.course.experiments.providers import stream_names, stream_report
 from keel_lab.course.experiments.streaming import chunk_table
 from keel_lab.course.notebook import Explorer, float_slider, slider
 from keel_lab.course.scenarios import COMPARE, compare_question
+from keel_lab.i18n import _
 
 
 def history_explorer() -> Explorer:
     """Chapter 1: the chunk table of the comparison question, by chunk size and seed."""
-    return Explorer(lambda chunk_size, seed: chunk_table(COMPARE, seed, chunk_size),
-                    {"chunk_size": slider("chunk size", 4, 1, 30),
-                     "seed": slider("seed", 0, 0, 20)}, table=False)
+    return Explorer(lambda chunk_size, seed: chunk_table(_(COMPARE), seed, chunk_size),
+                    {"chunk_size": slider(_("chunk size"), 4, 1, 30),
+                     "seed": slider(_("seed"), 0, 0, 20)}, table=False)
 
 
 def pairing_explorer() -> Explorer:
@@ -36,16 +37,16 @@ def pairing_explorer() -> Explorer:
                     pairing(trials, calls, seed=0, spread=spread_ms / 1000),
                     # 2,000 trials, not 5,000 (over 2 s at six calls); a rate's standard error is
                     # then at most 1.1 points, finer than the bars can show.
-                    {"trials": slider("trials", 500, 10, 2000, 10),
-                     "calls": slider("calls", 3, 1, 6),
-                     "spread_ms": slider("delay spread (ms)", 490, 0, 1000, 10)})
+                    {"trials": slider(_("trials"), 500, 10, 2000, 10),
+                     "calls": slider(_("calls"), 3, 1, 6),
+                     "spread_ms": slider(_("delay spread (ms)"), 490, 0, 1000, 10)})
 
 
 def batching_explorer() -> Explorer:
     """Chapter 3: the turn's timeline, sequential and concurrent, by limit and latency seed."""
     return Explorer(lambda limit, seed: timeline(seed, limit),
-                    {"limit": slider("concurrency limit", 4, 1, 6),
-                     "seed": slider("latency seed", 0, 0, 20)})
+                    {"limit": slider(_("concurrency limit"), 4, 1, 6),
+                     "seed": slider(_("latency seed"), 0, 0, 20)})
 
 
 def streaming_explorer() -> Explorer:
@@ -53,26 +54,26 @@ def streaming_explorer() -> Explorer:
     return Explorer(lambda chunk_size, seed, calls:
                     chunk_table(compare_question(calls), seed, chunk_size),
                     # seed 1: its two calls visibly interleave (seed 0's barely do)
-                    {"chunk_size": slider("chunk size", 6, 1, 30),
-                     "seed": slider("seed", 1, 0, 20),
-                     "calls": slider("calls", 2, 1, 4)}, table=False)
+                    {"chunk_size": slider(_("chunk size"), 6, 1, 30),
+                     "seed": slider(_("seed"), 1, 0, 20),
+                     "calls": slider(_("calls"), 2, 1, 4)}, table=False)
 
 
 def block_close_explorer() -> Explorer:
     """Chapter 4: the lab's policy against starting at block close, by how often turns fail."""
     return Explorer(lambda cancel_rate, refuse_rate, calls:
                     block_close(300, calls, 0, cancel_rate, refuse_rate),
-                    {"cancel_rate": float_slider("cancelled", 0.1, 0.0, 0.5, 0.05),
-                     "refuse_rate": float_slider("refused", 0.05, 0.0, 0.5, 0.05),
-                     "calls": slider("calls", 3, 1, 6)}, table=False)
+                    {"cancel_rate": float_slider(_("cancelled"), 0.1, 0.0, 0.5, 0.05),
+                     "refuse_rate": float_slider(_("refused"), 0.05, 0.0, 0.5, 0.05),
+                     "calls": slider(_("calls"), 3, 1, 6)}, table=False)
 
 
 def partial_success_explorer() -> Explorer:
     """Chapter 5: how runs end as lookups fail, by share of crashes and runs per rate."""
     return Explorer(lambda internal_share, runs:
                     outcome_mix(runs=runs, internal_share=internal_share),
-                    {"internal_share": float_slider("share of crashes", 0.25, 0.0, 1.0, 0.05),
-                     "runs": slider("runs per rate", 1000, 100, 3000, 100)}, table=False)
+                    {"internal_share": float_slider(_("share of crashes"), 0.25, 0.0, 1.0, 0.05),
+                     "runs": slider(_("runs per rate"), 1000, 100, 3000, 100)}, table=False)
 
 
 def providers_explorer() -> Explorer:
@@ -80,14 +81,14 @@ def providers_explorer() -> Explorer:
     return Explorer(stream_report,
                     {"name": widgets.Dropdown(options=stream_names(),
                                               value="quirks/all_index_zero.sse",
-                                              description="stream")})
+                                              description=_("stream"))})
 
 
 def production_explorer() -> Explorer:
     """Chapter 8: what the screen shows when the stream is cancelled after a given event."""
     return Explorer(lambda cancel_after, seed: screen(cancel_after, seed),
-                    {"cancel_after": slider("cancel after event (0 = never)", 0, 0, 27),
-                     "seed": slider("seed", 0, 0, 20)}, table=False)
+                    {"cancel_after": slider(_("cancel after event (0 = never)"), 0, 0, 27),
+                     "seed": slider(_("seed"), 0, 0, 20)}, table=False)
 
 
 EXPLORERS: dict[str, Callable[[], Explorer]] = {

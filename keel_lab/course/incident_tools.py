@@ -6,6 +6,7 @@ from typing import Any
 
 from keel_lab.core.tools import Tool, ToolError, Toolset
 from keel_lab.course import data
+from keel_lab.i18n import _
 
 _ID = {"type": "string", "pattern": "^INC-[0-9]{3}$", "description": "e.g. INC-001"}
 _SERVICE = {"type": "string", "minLength": 1, "description": "service name, e.g. auth-api"}
@@ -19,21 +20,23 @@ def _object(properties: dict[str, Any], *required: str) -> dict[str, Any]:
 def lookup_incident(incident_id: str) -> dict[str, Any]:
     incident = data.incidents().get(incident_id)
     if incident is None:
-        raise ToolError("incident_not_found", f"there is no incident {incident_id}")
+        raise ToolError("incident_not_found", _("there is no incident {incident_id}")
+                        .format(incident_id=incident_id))
     return dict(incident)
 
 
 def get_service_status(service: str) -> dict[str, Any]:
     s = data.services().get(service)
     if s is None:
-        raise ToolError("service_not_found", f"there is no service {service}")
+        raise ToolError("service_not_found", _("there is no service {service}")
+                        .format(service=service))
     return {"service": service, "status": s["status"], "version": s["version"]}
 
 
 def search_logs(service: str, query: str = "") -> dict[str, Any]:
     get_service_status(service)
     if not data.services()[service]["logs_available"]:  # the lab's deterministic internal failure
-        raise ConnectionError(f"log index for {service} is unreachable")
+        raise ConnectionError(_("log index for {service} is unreachable").format(service=service))
     lines = [line for line in data.logs().get(service, []) if query.lower() in line.lower()]
     return {"service": service, "query": query, "lines": lines}
 

@@ -1,5 +1,9 @@
 """The offline model: a deterministic, rule-based stand-in for an LLM, over the incident tools.
 
+It understands the course's questions in English and in Chinese (the Chinese edition asks them
+in Chinese), and answers in the learner's language (`keel_lab.i18n`): severities, statuses and
+ids stay the data's identifiers.
+
 It reads its tool results by `tool_call_id`, the way a real model matches them: if an executor
 pairs results by position and swaps them, its answer states swapped facts.
 """
@@ -20,8 +24,28 @@ from keel_lab.core.streaming import Finish, StreamEvent, TextDelta, ToolCallDelt
 from keel_lab.core.tools import Toolset
 from keel_lab.course import data
 from keel_lab.course.incident_tools import incident_tools
+from keel_lab.i18n import _, language
 
 SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
+# What the questions ask, by keyword, in both languages of the course.
+ASKS_THEIR_SERVICES = r"\b(its|their) service|(其|它的|它们的|各自的)服务"
+ASKS_RESTART = ("restart", "重启")
+ASKS_LOGS = ("log", "日志")
+ASKS_STATUS = ("status", "状态")
+ASKS_SEVERITY = ("severe", "严重")
+NOTE_RE = r"(?:note:|备注[:\uff1a])\s*(.+)$"  # \uff1a: a Chinese colon
+# A quoted query, in ASCII quotes or Chinese ones.
+QUOTED = r"[\"'\u2018\u201c\u300c]([^\"'\u2019\u201d\u300d]+)[\"'\u2019\u201d\u300d]"
+
+
+def _asks(low: str, words: tuple[str, ...]) -> bool:
+    return any(w in low for w in words)
+
+
+def _named(name: str, low: str) -> bool:
+    """`name` as a word of the question (word characters of Latin text, as `\\b` would, so a
+    service right after a Chinese character is still found)."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", low) is not None
 
 
 class OfflineAdapter:
@@ -99,29 +123,28 @@ def _plan(question: str, step: int, earlier: list[ToolCall], results: dict[str, 
           ) -> list[tuple[str, dict[str, Any]]]:
     """The calls to make at this step of the question; empty when it is time to answer."""
     low = question.lower()
-    if step == 1 and re.search(r"\b(its|their) service", low):
+    if step == 1 and re.search(ASKS_THEIR_SERVICES, low):
         found = [_content(results.get(c.id)) for c in earlier if c.name == "lookup_incident"]
         services = list(dict.fromkeys(f["service"] for f in found if "service" in f))
         return [("get_service_status", {"service": s}) for s in services]
     if step > 0:
         return []
     ids = list(dict.fromkeys(re.findall(r"INC-\d{3}", question)))
-    services = sorted((s for s in data.services() if re.search(rf"\b{re.escape(s)}\b", low)),
-                      key=low.index)
-    if "restart" in low:
+    services = sorted((s for s in data.services() if _named(s, low)), key=low.index)
+    if _asks(low, ASKS_RESTART):
         return [("restart_service", {"service": s}) for s in services]
     calls: list[tuple[str, dict[str, Any]]] = []
-    note = re.search(r"note:\s*(.+)$", question, re.IGNORECASE)
+    note = re.search(NOTE_RE, question, re.IGNORECASE)
     if note:
         calls += [("add_incident_note", {"incident_id": i, "note": note.group(1).strip()})
                   for i in ids]
     else:
         calls += [("lookup_incident", {"incident_id": i}) for i in ids]
-    if "log" in low:
-        query = re.search(r"[\"']([^\"']+)[\"']", question)
+    if _asks(low, ASKS_LOGS):
+        query = re.search(QUOTED, question)
         calls += [("search_logs", {"service": s, "query": query.group(1) if query else ""})
                   for s in services]
-    elif "status" in low:
+    elif _asks(low, ASKS_STATUS):
         calls += [("get_service_status", {"service": s}) for s in services]
     return calls
 
@@ -139,8 +162,8 @@ def _content(message: ToolMessage | None) -> dict[str, Any]:
 def _answer(question: str, calls: list[ToolCall], results: dict[str, ToolMessage]) -> str:
     """Write the answer from each call's own result, found by its id - never by position."""
     if not calls:
-        return ("I can look up incidents (INC-001 to INC-014), service status and logs; "
-                "ask me about one of them.")
+        return _("I can look up incidents (INC-001 to INC-014), service status and logs; "
+                 "ask me about one of them.")
     facts: list[str] = []
     severities: list[tuple[int, str, str]] = []
     for call in calls:
@@ -148,26 +171,33 @@ def _answer(question: str, calls: list[ToolCall], results: dict[str, ToolMessage
         subject = str(args.get("incident_id") or args.get("service") or call.name)
         r = _content(results.get(call.id))
         if "error" in r:
-            facts.append(f"{subject}: no information ({r['error'].get('code', 'error')}).")
+            facts.append(_("{subject}: no information ({code}).")
+                         .format(subject=subject, code=r["error"].get("code", "error")))
         elif call.name == "lookup_incident":
-            facts.append(f"{subject} ({r['severity']}, {r['status']}): {r['title']}.")
+            facts.append(_("{subject} ({severity}, {status}): {title}.").format(
+                subject=subject, severity=r["severity"], status=r["status"], title=r["title"]))
             severities.append((SEVERITY_RANK.get(r["severity"], -1), subject, r["severity"]))
         elif call.name == "get_service_status":
-            facts.append(f"{subject} is {r['status']} (version {r['version']}).")
+            facts.append(_("{subject} is {status} (version {version}).").format(
+                subject=subject, status=r["status"], version=r["version"]))
         elif call.name == "search_logs":
             lines = r.get("lines", [])
-            facts.append(f"{subject} logs: {len(lines)} matching lines"
-                         + (f", latest '{lines[-1]}'." if lines else "."))
+            facts.append(_("{subject} logs: {n} matching lines, latest '{line}'.").format(
+                subject=subject, n=len(lines), line=lines[-1]) if lines else
+                _("{subject} logs: {n} matching lines.").format(subject=subject, n=len(lines)))
         elif call.name == "add_incident_note":
-            facts.append(f"Note added to {subject}.")
+            facts.append(_("Note added to {subject}.").format(subject=subject))
         elif call.name == "restart_service":
-            facts.append(f"{subject} was restarted.")
+            facts.append(_("{subject} was restarted.").format(subject=subject))
         else:
-            facts.append(f"{subject}: {json.dumps(r)}.")
-    if "severe" in question.lower() and len(severities) >= 2:
+            facts.append(_("{subject}: {result}.").format(subject=subject, result=json.dumps(r)))
+    if _asks(question.lower(), ASKS_SEVERITY) and len(severities) >= 2:
         top = max(severities)
         ties = [s for s in severities if s[0] == top[0]]
-        lead = (f"{' and '.join(s[1] for s in ties)} are equally severe ({top[2]})."
-                if len(ties) > 1 else f"{top[1]} is the most severe ({top[2]}).")
+        lead = (_("{ids} are equally severe ({severity}).").format(
+                    ids=_(" and ").join(s[1] for s in ties), severity=top[2])
+                if len(ties) > 1 else
+                _("{id} is the most severe ({severity}).").format(id=top[1], severity=top[2]))
         facts.insert(0, lead)
-    return " ".join(facts)
+    # Chinese sentences end in "。" and follow each other without a space.
+    return ("" if language() == "zh" else " ").join(facts)

@@ -7,6 +7,7 @@ and a notebook can show it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -26,6 +27,19 @@ COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d6
           "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62"}
 
 register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
+
+
+# Executor modes as the experiments name them: "sequential", or a kind with its limit.
+MODES = {"concurrent": N_("concurrent(limit={limit})"), "batches": N_("batches(limit={limit})"),
+         "graph": N_("graph(limit={limit})")}
+
+
+def _mode(mode: str) -> str:
+    """An executor mode's name in the learner's language ("concurrent(limit=4)" -> 并发...)."""
+    limited = re.fullmatch(r"(\w+)\(limit=(\d+)\)", mode)
+    if limited and limited[1] in MODES:
+        return _(MODES[limited[1]]).format(limit=limited[2])
+    return _(mode)
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
@@ -178,7 +192,8 @@ def timeline_gantt(report: Report) -> Figure:
         wall = report.data["wall_s"][mode] * 1000
         colour = report.data.get("colour", {}).get(mode, "batch")
         ax.set_title(_("{mode}: wall time {wall} ms (colour = {colour})")
-                     .format(mode=mode, wall=f"{wall:.0f}", colour=colour), fontsize=10)
+                     .format(mode=_mode(mode), wall=f"{wall:.0f}", colour=_(colour)),
+                     fontsize=10)
     axes[-1].set_xlabel(_("virtual time (ms)"))
     return fig
 
@@ -219,7 +234,7 @@ def quirks_plot(report: Report) -> Figure:
     the lab's policies tolerate, report or refuse."""
     groups = report.data["groups"]
     fig, ax = _figure(7.5, 0.5 * len(groups) + 1.4)
-    names = [f"{g} ({sum(c.values())})" for g, c in groups.items()]
+    names = [_("{group} ({n})").format(group=_(g), n=sum(c.values())) for g, c in groups.items()]
     left = [0] * len(groups)
     for p, color in POLICY_COLORS.items():
         counts = [c[p] for c in groups.values()]
@@ -262,8 +277,9 @@ def screen_plot(report: Report) -> Figure:
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylabel(_("call id"))
     ax.set_xlabel(_("event (stream deltas, then execution events)"))
-    ax.set_title(_("What the UI shows per call id (cancel after: {n})")
-                 .format(n=report.params["cancel_after"]))
+    n = report.params["cancel_after"]
+    ax.set_title(_("What the UI shows per call id (never cancelled)") if n == "never" else
+                 _("What the UI shows per call id (cancel after: {n})").format(n=n))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
@@ -273,7 +289,7 @@ def block_close_plot(report: Report) -> Figure:
     fig = Figure(figsize=(8.0, 3.4), dpi=100, layout="constrained")
     left, right = fig.subplots(1, 2)
     rows = report.rows
-    names = [r["policy"] for r in rows]
+    names = [_(r["policy"]) for r in rows]
     colors = ["#66c2a5", "#fc8d62"]
     for key, hatch, label in (("ms_to_all_results", "", _("stream start to last result")),
                               ("ms_block_close_to_result", "//", _("block close to its result"))):

@@ -1,5 +1,9 @@
 """The course's fixtures: the questions, turns and streams that experiments, checks, notebooks
-and tests all use, so each is written once."""
+and tests all use, so each is written once.
+
+The questions are English message ids (`N_`): where one is sent or shown, `_(COMPARE)` asks it in
+the learner's language; the offline model understands both, with the same calls and ids.
+"""
 
 from __future__ import annotations
 
@@ -12,17 +16,24 @@ from keel_lab.core.model import Turn
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.core.streaming import StreamEvent, ToolCallDelta
 from keel_lab.course.offline_model import OfflineAdapter
+from keel_lab.i18n import N_, _
 
-COMPARE = "Which is more severe, INC-001 or INC-002?"
-PARTIAL = "Which is more severe, INC-001 or INC-999?"
-NOTE = "Add a note to INC-001, note: customer impact confirmed"
+COMPARE = N_("Which is more severe, INC-001 or INC-002?")
+PARTIAL = N_("Which is more severe, INC-001 or INC-999?")
+NOTE = N_("Add a note to INC-001, note: customer impact confirmed")
 
 # One question per partial-success status.
 SCENARIOS = {
-    "business error": PARTIAL,
-    "approval": "Restart checkout, it is stuck",
-    "internal error": "Search the logs of billing and auth-api for 'timeout'",
+    N_("business error"): PARTIAL,
+    N_("approval"): N_("Restart checkout, it is stuck"),
+    N_("internal error"): N_("Search the logs of billing and auth-api for 'timeout'"),
 }
+
+
+def scenarios() -> dict[str, str]:
+    """`SCENARIOS` as the learner reads them: each name and question in the learner's language
+    (the offline model makes the same calls for either)."""
+    return {_(name): _(question) for name, question in SCENARIOS.items()}
 
 # A turn that mixes independent reads with a write in the middle: the write must run alone.
 TURN = [
@@ -36,10 +47,13 @@ TURN = [
 
 
 def compare_question(calls: int) -> str:
-    """'Which is more severe, INC-001, INC-002 or INC-003?' for `calls` incidents."""
+    """'Which is more severe, INC-001, INC-002 or INC-003?' for `calls` incidents, in the
+    learner's language."""
     ids = [f"INC-{i:03d}" for i in range(1, calls + 1)]
-    listed = ids[0] if calls == 1 else ", ".join(ids[:-1]) + f" or {ids[-1]}"
-    return f"Which is more severe, {listed}?"
+    if calls == 1:
+        return _("Which is more severe, {id}?").format(id=ids[0])
+    return _("Which is more severe, {ids} or {last}?").format(ids=_(", ").join(ids[:-1]),
+                                                             last=ids[-1])
 
 
 def turn_requests(seed: int = 0) -> list[ToolRequest]:

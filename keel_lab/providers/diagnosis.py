@@ -21,6 +21,7 @@ from keel_lab.core.errors import LabError
 from keel_lab.core.protocol import parse_arguments
 from keel_lab.core.streaming import Notice, ProviderCall, StreamEvent, assemble
 from keel_lab.core.tables import format_table, printable
+from keel_lab.i18n import N_, _
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
 from keel_lab.providers.leaks import describe, leaked_calls
 from keel_lab.providers.streams import anthropic, gemini, ollama, openai_chat, openai_responses
@@ -29,6 +30,10 @@ from keel_lab.providers.streams.diagnostics import Diagnostics
 from keel_lab.providers.streams.records import iter_records, no_events, parse_records, read_file
 
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
+# the table's columns and a notice's action, each shown in the learner's language
+COLUMNS = {"index": N_("index"), "id": N_("id"), "name": N_("name"),
+           "arguments": N_("arguments"), "executable": N_("executable"), "error": N_("error")}
+ACTIONS = {"tolerated": N_("tolerated"), "refused": N_("refused"), "reported": N_("reported")}
 
 CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
     openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert,
@@ -77,20 +82,20 @@ class Diagnosis:
     def table(self) -> str:
         """The calls, one a row, each error by a short name; every full text once below."""
         notes: list[str] = []  # the errors no quirk below names, each once, by number
-        rows = [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
-                 "executable": c.executable, "error": self._short_error(c, notes)}
+        rows = [{_(COLUMNS[k]): v for k, v in (
+                    ("index", c.index), ("id", c.id), ("name", c.name),
+                    ("arguments", c.arguments), ("executable", c.executable),
+                    ("error", self._short_error(c, notes)))}
                 for c in self.calls]
-        lines = [f"format: {self.format}, finish reason: {printable(self.finish_reason)}",
-                 format_table(rows) if rows else "(no tool calls)"]
+        lines = [_("format: {format}, finish reason: {finish}").format(
+                     format=self.format, finish=printable(self.finish_reason)),
+                 format_table(rows) if rows else _("(no tool calls)")]
         lines += [printable(f"[{n}] {note}") for n, note in enumerate(notes, 1)]
-        lines += [printable(" ".join(x for x in ("run by the provider:", p.name, p.id or "(no id)",
-                                                 _short(p.input)) if x)
+        lines += [printable(_("run by the provider: {call}").format(call=" ".join(
+                      x for x in (p.name, p.id or _("(no id)"), _short(p.input)) if x))
                             + (f" ({p.result})" if p.result else ""))
                   for p in self.provider_calls]
-        lines += [printable(f"- {d.action} {d.quirk}"
-                            + (f" (call {d.index}{', id ' + d.id if d.id else ''})"
-                               if d.index is not None else "") + f": {d.message}")
-                  for d in self.diagnostics]
+        lines += [printable(_notice_line(d)) for d in self.diagnostics]
         return "\n".join(lines)
 
 
@@ -99,8 +104,9 @@ class Diagnosis:
         refusal when another call caused it, each named short."""
         if call.error is None:
             return None
-        own, refused, why = call.error.partition("; the turn is refused")
-        parts = [own, f"the turn is refused{why}"] if refused and why else [own]
+        marker = _("; the turn is refused")  # the core's words, in the learner's language
+        own, refused, why = call.error.partition(marker)
+        parts = [own, marker.lstrip("; \uff1b") + why] if refused and why else [own]
         return "; ".join(self._named(part, call, notes) for part in parts)
 
     def _named(self, error: str, call: WireCallReport, notes: list[str]) -> str:
@@ -110,10 +116,24 @@ class Diagnosis:
         said = [d for d in self.diagnostics if d.message and d.message in error]
         if said:
             d = max(said, key=lambda d: (len(d.message), d.index == call.index))
-            return d.quirk + (f" (call {d.index})" if d.index not in (None, call.index) else "")
+            return (_("{quirk} (call {index})").format(quirk=d.quirk, index=d.index)
+                    if d.index not in (None, call.index) else d.quirk)
         if error not in notes:
             notes.append(error)
         return f"[{notes.index(error) + 1}]"
+
+
+def _notice_line(d: Notice) -> str:
+    """One notice below the table: its action, quirk, call and message."""
+    action = _(ACTIONS.get(d.action, d.action))
+    if d.index is None:
+        return _("- {action} {quirk}: {message}").format(
+            action=action, quirk=d.quirk, message=d.message)
+    if d.id:
+        return _("- {action} {quirk} (call {index}, id {id}): {message}").format(
+            action=action, quirk=d.quirk, index=d.index, id=d.id, message=d.message)
+    return _("- {action} {quirk} (call {index}): {message}").format(
+        action=action, quirk=d.quirk, index=d.index, message=d.message)
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -125,21 +145,23 @@ def _short(text: str, limit: int = 120) -> str:
 def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEvent]:
     """The lab's events of a stream's payloads, notices included; messages name payloads as
     "event N" (from 0)."""
-    return _convert(((f"event {n}", r) for n, r in enumerate(records)), fmt, "stream")
+    return _convert(((_("event {n}").format(n=n), r) for n, r in enumerate(records)), fmt,
+                    _("stream"))
 
 
 def _convert(records: Labelled, fmt: str, source: str) -> Iterator[StreamEvent]:
     """The converter's events, each after what it noticed before it, a server's error too."""
     if fmt not in CONVERTERS:
-        raise LabError(f"unknown format {fmt!r}; formats: {', '.join(CONVERTERS)}")
+        raise LabError(_("unknown format {format}; formats: {formats}").format(
+            format=repr(fmt), formats=", ".join(CONVERTERS)))
     diag = Diagnostics()
     try:
         for event in CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag):
             yield from diag.said()
             yield event
     except ConnectionError as exc:
-        diag.note(None, None, "server_error", f"the stream stopped with an error: {exc}",
-                  "refused")
+        diag.note(None, None, "server_error",
+                  _("the stream stopped with an error: {error}").format(error=exc), "refused")
         yield from diag.said()
         raise
     yield from diag.said()
@@ -154,27 +176,32 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
                                         or record.get("type") in ("error", "response.failed"))
         found = None if record is DONE or error else record_format(record)
         if found is not None and found != fmt:
-            raise LabError(f"{where}: {_a(found)} event in {_a(fmt)} stream" if own else
-                           f"{where}: this is not {fmt}: it is {_a(found)} event")
+            raise LabError(_("{where}: {found} event in {format} stream").format(
+                               where=where, found=_a(found), format=_a(fmt)) if own else
+                           _("{where}: this is not {format}: it is {found} event").format(
+                               where=where, format=fmt, found=_a(found)))
         if found is None and record is not DONE and not error:
             unknown = True
-            diag.note(None, None, "unknown_event", f"{where} is no {fmt} event (the first "
-                      "such payload); payloads of no known shape add nothing")
+            diag.note(None, None, "unknown_event", _(
+                "{where} is no {format} event (the first such payload); payloads of no known "
+                "shape add nothing").format(where=where, format=fmt))
         own, errors = own or found == fmt, errors or error
         yield where, record
     if unknown and not own and not errors:
-        raise LabError(f"{source}: this is not {fmt}: none of its events is one")
+        raise LabError(_("{source}: this is not {format}: none of its events is one").format(
+            source=source, format=fmt))
 
 
 def _a(fmt: str) -> str:
     """The format's name with its article: "an openai-chat", "a gemini"."""
-    return f"{'an' if fmt[0] in 'aeiou' else 'a'} {fmt}"
+    return (_("an {format}") if fmt[0] in "aeiou" else _("a {format}")).format(format=fmt)
 
 
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
     """Assemble a recorded turn with the core assembler and explain every call."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
-    return _diagnose(((f"event {n}", r) for n, r in enumerate(records)), fmt, "stream")
+    return _diagnose(((_("event {n}").format(n=n), r) for n, r in enumerate(records)), fmt,
+                     _("stream"))
 
 
 def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
@@ -211,5 +238,5 @@ def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
             break
     if not seen:
         raise no_events(text, str(path))
-    fmt = detect_stream([r for _, r in seen], str(path)) if fmt == "auto" else fmt
+    fmt = detect_stream([r for _where, r in seen], str(path)) if fmt == "auto" else fmt
     return _diagnose(chain(seen, records), fmt, str(path))

@@ -18,7 +18,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
+from keel_lab.i18n import N_, _
+
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
+TAG, OBJECT = N_("<tool_call> tag"), N_("JSON object")  # a leak's form, translated where shown
 WINDOW = 256  # characters a call object is first decoded in (more when it is longer)
 CODE = re.compile(r"^[ \t]*```.*?(?:^[ \t]*```[^\n]*$|\Z)|`[^`\n]*`", re.MULTILINE | re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -45,7 +48,7 @@ def leaked_calls(text: str) -> list[Leak]:
         end = min(p for p in (close, following, len(plain)) if p >= 0)
         name = _call_name(plain[at + len(OPEN): end].strip())
         if name is not None:
-            found.append((at, name, "<tool_call> tag"))
+            found.append((at, name, TAG))
             tags.append(range(at, end))
         at = following
     starts = [r.start for r in tags]
@@ -57,7 +60,7 @@ def leaked_calls(text: str) -> list[Leak]:
             continue
         name, stop = _standing_call(plain, start)
         if name is not None:
-            found.append((start, name, "JSON object"))
+            found.append((start, name, OBJECT))
         read_to = stop
     return _located(text, sorted(found))
 
@@ -74,12 +77,17 @@ def _located(text: str, found: list[tuple[int, str, str]]) -> list[Leak]:
 
 def describe(leaks: list[Leak]) -> str:
     """The diagnostic's message: what was found, where, and why it does not run."""
-    each = ", ".join(f"{leak.name!r} ({leak.form}, line {leak.line}, char {leak.char})"
-                     for leak in leaks)
-    return (f"the turn's text holds {len(leaks)} tool call{'s' * (len(leaks) > 1)} written as "
-            f"text, not sent as calls: {each}; the text is the model's answer and the lab does "
-            "not guess calls out of it, so none runs (a server whose tool parser reads this "
-            "model's call syntax would send them as calls)")
+    each = ", ".join(_("{name} ({form}, line {line}, char {char})").format(
+        name=repr(leak.name), form=_(leak.form), line=leak.line, char=leak.char)
+        for leak in leaks)
+    return (_("the turn's text holds {n} tool call written as text, not sent as calls: {each}; "
+              "the text is the model's answer and the lab does not guess calls out of it, so "
+              "none runs (a server whose tool parser reads this model's call syntax would send "
+              "them as calls)") if len(leaks) == 1 else
+            _("the turn's text holds {n} tool calls written as text, not sent as calls: {each}; "
+              "the text is the model's answer and the lab does not guess calls out of it, so "
+              "none runs (a server whose tool parser reads this model's call syntax would send "
+              "them as calls)")).format(n=len(leaks), each=each)
 
 
 def _standing_call(plain: str, start: int) -> tuple[str | None, int]:

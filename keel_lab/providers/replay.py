@@ -258,7 +258,7 @@ class ReplayServer:
                     return self._json(400, _error(f"unreadable request: {exc}"))
                 problems = validate_history(messages)
                 if problems:
-                    return self._json(400, _error(problems[0].message))
+                    return self._json(400, _error(problems[0].verbatim or problems[0].message))
                 step = sum(isinstance(m, AssistantMessage) for m in messages)
                 if step >= len(replay.turns):
                     return self._json(400, _error(f"no recorded turn {step}"))

@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese text takes Chinese punctuation
 """The notebooks' translation: units, catalogs, fuzzy fallback, and the Chinese edition in step
 with the English solutions and the catalogs.
 
@@ -167,7 +168,7 @@ def test_retranslation_reuses_outputs_and_refuses_changed_code():
     nb = copy.deepcopy(saved)  # the markdown retranslated, the code as it was executed
     for cell in nb["cells"]:
         if cell["cell_type"] == "markdown":
-            cell["source"] = ["retranslated"]
+            cell["source"] = ["# <<retranslated>>"]
     code = next(c for c in saved["cells"] if c["cell_type"] == "code" and c["id"] != "set-language")
     code["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "kept\n"}]
     again = t.reuse_outputs(nb, saved, "01_history.ipynb")
@@ -238,8 +239,8 @@ def test_a_new_catalog_is_created_with_empty_entries(tmp_path):
 
 def test_markup_a_translation_must_keep():
     msgid = "Use `tool_call_id`, see [turn](glossary.md#turn) and <code>x</code>."
-    kept = "用 `tool_call_id`，见[轮次](glossary.md#turn)和 <code>x</code>。"  # noqa: RUF001
-    lost = "用 tool_call_id，见[轮次](glossary.md#step)。"  # noqa: RUF001
+    kept = "用 `tool_call_id`，见[轮次](glossary.md#turn)和 <code>x</code>。"
+    lost = "用 tool_call_id，见[轮次](glossary.md#step)。"
     assert t.markup_changes(msgid, kept) == []
     assert t.markup_changes(msgid, lost) == [
         "code span `tool_call_id` is missing", "link target ](glossary.md#turn) is missing",

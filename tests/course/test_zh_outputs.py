@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001 - Chinese text takes Chinese punctuation
 """The Chinese edition speaks Chinese when the code speaks: no English prose in the saved outputs
 of the Chinese solutions, except what must stay English - the providers' verbatim error texts,
 Python's own JSON error texts, wire data (JSON, SSE lines), identifiers and quoted strings."""
@@ -69,7 +70,7 @@ def test_the_detector_finds_prose_and_spares_what_stays_english():
     assert english_runs("批次耗时取决于最慢的调用：call_1 lookup_incident INC-001 run-abc") == []
     assert english_runs('{"error": "a message from the server here"}') == []
     assert english_runs("OpenAI 会拒绝：" + history.MISSING_RESULTS.format(ids="call_1")) == []
-    assert english_runs("参数不是合法 JSON：Expecting ',' delimiter: line 1 column 5 (char 4)") == []
+    assert english_runs("不是合法 JSON：Expecting ',' delimiter: line 1 column 5 (char 4)") == []
     assert english_runs("工具返回 'no information for this one'") == []
 
 

@@ -37,8 +37,9 @@ def marked() -> set[str]:
     """Every message marked `_()`/`N_()` now, extracted the way `make messages` does."""
     found = [m for _file, _line, m, _comments, _context in
              extract_from_dir(PACKAGE, method_map=[("**.py", "python")])]
-    found += [m for _line, m, _comments, _context in
-              extract_from_file("python", ROOT / "notebooks" / "conftest.py")]
+    found += [m for path in ("notebooks/conftest.py", "keel_course/lab.py",
+                             "keel_course/workspace.py")
+              for _line, m, _comments, _context in extract_from_file("python", ROOT / path)]
     return {m for m in found if isinstance(m, str)}
 
 
@@ -139,12 +140,30 @@ def test_translations_keep_placeholders_code_and_identifiers():
             assert kept in text, (msgid, kept)
 
 
+CJK = "\u3400-\u9fff\uff00-\uffef\u3000-\u303f"
+
+
+def ascii_punctuation_after_chinese(text: str) -> list[str]:
+    """`字:` `字,` `字;` `字(` `字)` outside code spans: Chinese text takes Chinese punctuation."""
+    prose = re.sub(r"`[^`]*`", " ", text)
+    return re.findall(rf"[{CJK}][:,;()]", prose)
+
+
+def test_chinese_lines_take_chinese_punctuation():
+    assert ascii_punctuation_after_chinese("调用 ID：call_1（索引 0）") == []
+    assert ascii_punctuation_after_chinese("状态: `a:b`") == ["态:"]
+    found = {msgid: bad for msgid, entry in catalog_of(PO).items()
+             if (bad := ascii_punctuation_after_chinese(entry.string))}
+    assert found == {}
+
+
 def test_verdicts_and_hints_in_chinese():
     set_language("zh")
     verdict = verify_status_history(lambda events: ["completed"])
     lines = verdict.lines()
     assert lines[-1] == "status_history：尚未通过（1/17 项检查）"
-    assert lines[1].startswith("[FAIL] 查询一个不存在的事件单 [") and "应为 ['partial']" in lines[1]
+    assert lines[1].startswith("[未通过] 查询一个不存在的事故 [")
+    assert "应为 ['partial']" in lines[1]
     set_language("en")
     assert verify_status_history(lambda events: ["completed"]).lines()[-1] == \
         "status_history: NOT YET (1/17 checks)"
@@ -153,7 +172,7 @@ def test_verdicts_and_hints_in_chinese():
 def test_checks_not_tried_are_named_in_the_language_shown():
     verdict = Verdict("x", ["a real run"])
     set_language("zh")
-    assert verdict.lines() == ["[----] 一次真实运行: 未尝试（先修正第一个失败）",
+    assert verdict.lines() == ["[----] 一次真实运行：未尝试（先修正第一个失败）",
                                "x：尚未通过（0/1 项检查）"]
 
 

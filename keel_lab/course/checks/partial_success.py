@@ -25,7 +25,7 @@ from keel_lab.core.runner import Runner, RunResult
 from keel_lab.core.tools import Tool, Toolset
 from keel_lab.course import data
 from keel_lab.course.checks.delegation import watched
-from keel_lab.course.checks.verdict import Verdict, listed
+from keel_lab.course.checks.verdict import Verdict, labelled, listed
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.i18n import N_, _
 
@@ -162,7 +162,7 @@ def verify_status_history(history_fn: Callable[[list[Event]], Any]) -> Verdict:
         got = listed(v, what, N_("a list of statuses"), history_fn, given := list(events))
         if got is None:
             return v
-        v.add(got == want and given == events, f"{_(label)}: {want}",
+        v.add(got == want and given == events, labelled(_(label), str(want)),
               _("{what}: expected {want}, got {got}{note} - {why}").format(
                   what=what, want=want, got=got, note=_note(want, got), why=_(why))
               if got != want else _(

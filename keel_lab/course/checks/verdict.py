@@ -80,8 +80,9 @@ class Verdict:
     def lines(self) -> list[str]:
         done = sum(ok for ok, _ in self.results)
         word = _("PASSED") if self.passed else _("NOT YET")
-        return ([f"[{'pass' if ok else 'FAIL'}] {text}" for ok, text in self.results]
-                + [f"[----] {_(label)}: {_(NOT_TRIED)}"
+        return ([(_("[pass] {text}") if ok else _("[FAIL] {text}")).format(text=text)
+                 for ok, text in self.results]
+                + [_("[----] {check}: {reason}").format(check=_(label), reason=_(NOT_TRIED))
                    for label in self.checks[len(self.results):]]
                 + [_("{exercise}: {word} ({done}/{total} checks)").format(
                     exercise=self.exercise, word=word, done=done, total=self.total)])
@@ -113,7 +114,7 @@ def drawn(run: int | None) -> Iterator[None]:
 
 def labelled(label: str, problem: str) -> str:
     """A case's problem under the case's label (with its input); "" when there is none."""
-    return f"{label}: {problem}" if problem else ""
+    return _("{label}: {problem}").format(label=label, problem=problem) if problem else ""
 
 
 def returned_none(what: str) -> str:

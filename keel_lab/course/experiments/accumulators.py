@@ -33,6 +33,7 @@ from typing import Any, cast
 from keel_lab.course import data
 from keel_lab.course.experiments.providers import shape_group, stream_names
 from keel_lab.course.experiments.report import Report
+from keel_lab.i18n import _
 from keel_lab.providers.diagnosis import Diagnosis, diagnose, read_stream
 from keel_lab.providers.formats import DONE
 
@@ -62,7 +63,8 @@ class Returned(list[RunCall]):
         self.field, self.ending = field, ending
 
     def exposes(self) -> str:
-        return f"{self.field} {self.ending!r}" if self.ending else f"no {self.field}"
+        return (f"{self.field} {self.ending!r}" if self.ending
+                else _("no {field}").format(field=self.field))
 
 
 def recordings() -> list[tuple[str, str, Records]]:
@@ -239,24 +241,36 @@ def ending_refused(turn: Diagnosis) -> bool:
 def verdict(got: Got, expected: list[RunCall], turn: Diagnosis | None = None) -> str:
     """"correct" when exactly the expected calls would run; else what goes wrong. With the lab's
     `turn`, calls returned from a turn the lab refuses for its ending are correct when the
-    accumulator exposes that ending: running them is the mistake of a client that ignores it."""
+    accumulator exposes that ending: running them is the mistake of a client that ignores it.
+    In the learner's language; `judged` also says which kind of verdict it is."""
+    return judged(got, expected, turn)[1]
+
+
+def judged(got: Got, expected: list[RunCall], turn: Diagnosis | None = None
+           ) -> tuple[str, str]:
+    """The verdict's kind ("-", "correct", "fails" or "wrong") and its text."""
     if got is None:
-        return "-"
+        return "-", "-"
     if (turn is not None and isinstance(got, Returned) and got and not expected
             and ending_refused(turn) and got.ending == turn.finish_reason):
-        return (f"correct (returns {len(got)} and {got.exposes()}: "
-                f"a client that ignores it runs {len(got)})")
+        return "correct", _("correct (returns {n} and {exposes}: a client that ignores it runs "
+                            "{n})").format(n=len(got), exposes=got.exposes())
     if isinstance(got, BaseException):
-        return f"fails ({type(got).__name__}): runs nothing" + (
-            f", misses {len(expected)}" if expected else "")
+        if expected:
+            return "fails", _("fails ({error}): runs nothing, misses {missing}").format(
+                error=type(got).__name__, missing=len(expected))
+        return "fails", _("fails ({error}): runs nothing").format(error=type(got).__name__)
     have, want = Counter(c.key() for c in got), Counter(c.key() for c in expected)
     if have == want:
-        return "correct" + ("" if [c.key() for c in got] == [c.key() for c in expected]
-                            else " (arrival order)")
+        return "correct", (_("correct") if [c.key() for c in got] == [c.key() for c in expected]
+                           else _("correct (arrival order)"))
     extra, missing = sum((have - want).values()), sum((want - have).values())
-    parts = ([f"runs {extra} it must not"] if extra else []) + (
-        [f"misses {missing}"] if missing else [])
-    return "wrong: " + ", ".join(parts)
+    if extra and missing:
+        return "wrong", _("wrong: runs {extra} it must not, misses {missing}").format(
+            extra=extra, missing=missing)
+    if extra:
+        return "wrong", _("wrong: runs {extra} it must not").format(extra=extra)
+    return "wrong", _("wrong: misses {missing}").format(missing=missing)
 
 
 def attempt(fn: Callable[[Any], list[RunCall]], arg: Any) -> list[RunCall] | BaseException:
@@ -293,8 +307,10 @@ def others(records: Records, fmt: str) -> dict[str, Got]:
 def describe(calls: list[RunCall], total: int) -> str:
     """What the lab runs, in a few words."""
     if not calls:
-        return "nothing" + (" (refused)" if total else "")
-    return f"{len(calls)} of {total}" if len(calls) < total else f"all {total}"
+        return _("nothing (refused)") if total else _("nothing")
+    if len(calls) < total:
+        return _("{n} of {total}").format(n=len(calls), total=total)
+    return _("all {total}").format(total=total)
 
 
 PEERS = ("sdk", "langchain_core", "pydantic_ai")  # the report's columns, as `others` names them
@@ -306,21 +322,27 @@ def comparison_report() -> Report:
     langchain-core and pydantic-ai give a client just that (or the ending for which the lab
     refuses the turn). The lab's calls of a real recording are held to what its provider meant
     (tests/lab/test_real_recordings.py), of a generated one to what it was generated to mean."""
-    rows = []
+    rows, kinds, real = [], [], 0
     for name, fmt, records in [*real_recordings(), *recordings()]:
         d = diagnose(records, fmt)
         lab = lab_runs(d)
         got = others(records, fmt)
-        rows.append({"stream": name, "group": shape_group(name),
+        verdicts = {peer: judged(got[_KEY[peer]], lab, d) for peer in PEERS}
+        kinds.append({peer: kind for peer, (kind, _text) in verdicts.items()})
+        real += shape_group(name) == "real recording"
+        rows.append({"stream": name, "group": _(shape_group(name)),
                      "lab_runs": describe(lab, len(d.calls)),
-                     **{peer: verdict(got[_KEY[peer]], lab, d) for peer in PEERS}})
-    correct = {k: sum(r[k].startswith("correct") for r in rows) for k in PEERS}
-    compared = {k: sum(r[k] != "-" for r in rows) for k in PEERS}
-    real = sum(r["group"] == "real recording" for r in rows)
+                     **{peer: text for peer, (_kind, text) in verdicts.items()}})
+    correct = {k: sum(r[k] == "correct" for r in kinds) for k in PEERS}
+    compared = {k: sum(r[k] != "-" for r in kinds) for k in PEERS}
     return Report("accumulators", {"streams": len(rows), "real": real},
                   {"correct": correct, "compared": compared}, rows,
-                  [f"the official SDKs give a client exactly the lab's calls on {correct['sdk']} "
-                   f"of {compared['sdk']} streams ({real} of them real recordings), "
-                   f"langchain-core on {correct['langchain_core']} of "
-                   f"{compared['langchain_core']}, pydantic-ai on {correct['pydantic_ai']} of "
-                   f"{compared['pydantic_ai']}"])
+                  [_("the official SDKs give a client exactly the lab's calls on {sdk} of "
+                     "{sdk_compared} streams ({real} of them real recordings), langchain-core on "
+                     "{langchain} of {langchain_compared}, pydantic-ai on {pydantic} of "
+                     "{pydantic_compared}").format(
+                         sdk=correct["sdk"], sdk_compared=compared["sdk"], real=real,
+                         langchain=correct["langchain_core"],
+                         langchain_compared=compared["langchain_core"],
+                         pydantic=correct["pydantic_ai"],
+                         pydantic_compared=compared["pydantic_ai"])])

@@ -8,6 +8,7 @@ from keel_lab.core.executor import Executor, TurnResult, seeded_latency
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import turn_requests
+from keel_lab.i18n import _
 
 
 def timeline(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4) -> Report:
@@ -16,7 +17,8 @@ def timeline(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4
     latency = seeded_latency(seed, low, high)
     runs: dict[str, TurnResult] = {
         mode: run_coroutine(Executor(n, latency).execute(requests, tools))
-        for mode, n in (("sequential", 1), (f"concurrent(limit={limit})", limit))}
+        for mode, n in ((_("sequential"), 1),
+                        (_("concurrent(limit={limit})").format(limit=limit), limit))}
     rows = [{"mode": mode, "call": s.call_id.rsplit(":", 1)[1], "name": s.name,
              "batch": s.batch, "start_ms": round(s.start * 1000), "end_ms": round(s.end * 1000)}
             for mode, turn in runs.items()
@@ -26,6 +28,8 @@ def timeline(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4
     batches = [[r.call_id.rsplit(":", 1)[1] for r in b] for b in make_batches(requests, tools)]
     return Report("timeline", {"seed": seed, "limit": limit},
                   {"wall_s": wall, "sum_of_latencies_s": total, "batches": batches}, rows,
-                  [f"batches: {batches}", *(f"wall time {m}: {w * 1000:.0f} ms"
-                                            for m, w in wall.items()),
-                   f"sum of latencies: {total * 1000:.0f} ms (a batch costs its slowest call)"])
+                  [_("batches: {batches}").format(batches=batches),
+                   *(_("wall time {mode}: {ms} ms").format(mode=m, ms=f"{w * 1000:.0f}")
+                     for m, w in wall.items()),
+                   _("sum of latencies: {ms} ms (a batch costs its slowest call)").format(
+                       ms=f"{total * 1000:.0f}")])

@@ -23,9 +23,10 @@ from keel_lab.core.ids import RunIds
 from keel_lab.core.streaming import Finish, StreamAssembler, ToolCallDelta, readiness
 from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
+from keel_lab.i18n import N_, _
 from keel_lab.providers.diagnosis import read_stream
 
-POLICIES = ("end of turn (lab)", "at block close")
+POLICIES = (N_("end of turn (lab)"), N_("at block close"))  # translated where shown
 Fate = Literal["completed", "cancelled", "refused"]  # what became of a turn
 FATES: tuple[Fate, ...] = get_args(Fate)
 PIECE = 8  # characters of arguments per delta
@@ -140,12 +141,13 @@ def block_close(trials: int = 1000, calls: int = 3, seed: int = 0,
                 cancel_rate: float = 0.1, refuse_rate: float = 0.05) -> Report:
     """`trials` seeded turns of `calls` calls each, played under both policies."""
     if trials < 1 or calls < 1:
-        raise LabError(f"trials and calls must be at least 1, got {trials} and {calls}")
+        raise LabError(_("trials and calls must be at least 1, got {trials} and {calls}")
+                       .format(trials=trials, calls=calls))
     rng, ids = random.Random(seed), RunIds.seeded(seed)
     plans = [plan_turn(rng, ids, t, calls, cancel_rate, refuse_rate) for t in range(trials)]
     tallies = clock.run_coroutine(_trials(plans))
     fates = {f: sum(p.fate == f for p in plans) for f in FATES}
-    rows: list[dict[str, Any]] = [{"policy": p, "turns_completed": len(t.to_all_results),
+    rows: list[dict[str, Any]] = [{"policy": _(p), "turns_completed": len(t.to_all_results),
              "ms_to_all_results": _mean_ms(t.to_all_results),
              "ms_block_close_to_result": _mean_ms(t.close_to_result),
              "calls_run": sum(t.ran.values()),
@@ -154,11 +156,12 @@ def block_close(trials: int = 1000, calls: int = 3, seed: int = 0,
     lab, early = rows
     saved = lab["ms_to_all_results"] - early["ms_to_all_results"]
     lost = early["run_in_cancelled_turns"] + early["run_in_refused_turns"]
-    findings = [f"{fates['cancelled']} turns cancelled or cut off, {fates['refused']} refused "
-                f"(a later block reused an id), {fates['completed']} completed",
-                f"starting at block close saves {saved:.0f} ms per completed turn; it also ran "
-                f"{lost} calls for turns that never completed - side effects nobody asked for",
-                "waiting for the end of the turn ran none of them"]
+    findings = [_("{cancelled} turns cancelled or cut off, {refused} refused (a later block "
+                  "reused an id), {completed} completed").format(**fates),
+                _("starting at block close saves {ms} ms per completed turn; it also ran {lost} "
+                  "calls for turns that never completed - side effects nobody asked for")
+                .format(ms=f"{saved:.0f}", lost=lost),
+                _("waiting for the end of the turn ran none of them")]
     return Report("block_close", {"trials": trials, "calls": calls, "seed": seed,
                                   "cancel_rate": cancel_rate, "refuse_rate": refuse_rate},
                   {"fates": fates, "ms_saved_per_completed_turn": round(saved, 1),
@@ -171,12 +174,15 @@ def _mean_ms(values: list[float]) -> int:
     return round(1000 * sum(values) / len(values)) if values else 0
 
 
-# What each format says on the wire about a call's end (documented by the providers).
-CLOSES = {"content_block_stop": "closes block {index}",
-          "response.function_call_arguments.done": "arguments of item {index} are final",
-          "response.output_item.done": "closes item {index}"}
-ENDS = {"message_delta": "stop_reason {reason}: ends the turn",
-        "response.completed": "ends the turn", "response.incomplete": "ends the turn, cut"}
+# What each format says on the wire about a call's end (documented by the providers); the
+# messages are translated where shown. A close is a block's or an item's own end, before the
+# end of the turn: CLOSING names those that count as one.
+CLOSES = {"content_block_stop": N_("closes block {index}"),
+          "response.function_call_arguments.done": N_("arguments of item {index} are final"),
+          "response.output_item.done": N_("closes item {index}")}
+CLOSING = ("content_block_stop", "response.output_item.done")
+ENDS = {"message_delta": N_("stop_reason {reason}: ends the turn"),
+        "response.completed": N_("ends the turn"), "response.incomplete": N_("ends the turn, cut")}
 
 
 def call_boundaries(name: str) -> Report:
@@ -186,11 +192,12 @@ def call_boundaries(name: str) -> Report:
     rows: list[dict[str, Any]] = [{"event": n, "type": kind, "says": says}
             for n, record in enumerate(records, 1)
             for kind, says in [_boundary(record)] if says]
-    closes = sum("closes" in r["says"] for r in rows)
+    closes = sum(r["type"] in CLOSING for r in rows)
     return Report("boundaries", {"stream": name, "format": fmt}, {"events": len(records)}, rows,
-                  [f"{len(records)} wire events; {closes} block or item close(s) before the end "
-                   "of the turn" if closes else
-                   f"{len(records)} wire events; no per-call close: only the finish ends a call"])
+                  [_("{events} wire events; {closes} block or item close(s) before the end of "
+                     "the turn").format(events=len(records), closes=closes) if closes else
+                   _("{events} wire events; no per-call close: only the finish ends a call")
+                   .format(events=len(records))])
 
 
 def _boundary(record: dict[str, Any]) -> tuple[str, str]:
@@ -198,16 +205,21 @@ def _boundary(record: dict[str, Any]) -> tuple[str, str]:
     kind = str(record.get("type", ""))
     index = record.get("index", record.get("output_index"))
     if kind in CLOSES:
-        return kind, CLOSES[kind].format(index=index)
+        return kind, _(CLOSES[kind]).format(index=index)
     if kind in ENDS:
-        return kind, ENDS[kind].format(reason=record.get("delta", {}).get("stop_reason"))
+        return kind, _(ENDS[kind]).format(reason=record.get("delta", {}).get("stop_reason"))
     if kind in ("content_block_start", "response.output_item.added"):
         item = record.get("content_block", record.get("item", {}))
-        return kind, f"opens {item.get('type')} {index}: {item.get('name', '')}".rstrip(": ")
+        if item.get("name"):
+            return kind, _("opens {type} {index}: {name}").format(
+                type=item.get("type"), index=index, name=item["name"])
+        return kind, _("opens {type} {index}").format(type=item.get("type"), index=index)
     choice = (record.get("choices") or [{}])[0]
     if choice.get("finish_reason"):
-        return "chunk", f"finish_reason {choice['finish_reason']}: ends the turn and every call"
+        return "chunk", _("finish_reason {reason}: ends the turn and every call").format(
+            reason=choice["finish_reason"])
     for call in choice.get("delta", {}).get("tool_calls") or []:
         if call.get("id"):
-            return "chunk", f"opens call {call.get('index')}: {call['function'].get('name')}"
+            return "chunk", _("opens call {index}: {name}").format(
+                index=call.get("index"), name=call["function"].get("name"))
     return kind or "chunk", ""

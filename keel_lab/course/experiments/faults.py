@@ -29,6 +29,7 @@ from keel_lab.core.tools import ToolOutcome, Toolset
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, NOTE, PARTIAL, slow_first
+from keel_lab.i18n import N_, _
 
 
 async def zip_over_completion(batch: Sequence[ToolRequest], run: RunCall
@@ -59,7 +60,7 @@ def eager_executions(events: Iterable[StreamEvent]) -> list[int]:
     """Fault 3 on a bare stream: the chunk at which each call would start at its first parse."""
     ran: set[int] = set()
     chunks = []
-    for n, _, calls in snapshots(events):  # if the stream dies, what already ran, ran
+    for n, _event, calls in snapshots(events):  # if the stream dies, what already ran, ran
         for s in calls:
             if s.index not in ran and at_first_parse(s):
                 ran.add(s.index)
@@ -77,13 +78,13 @@ class CancelledBeforeFinish(OfflineAdapter):
         return cancel_after(events, len(events) - 1)
 
 
-SYMPTOMS = {
-    "A": "the run fails with an error",
-    "B": "the history breaks: the provider would reject the next request",
-    "C": "a wrong answer, and no error anywhere",
-    "D": "the same answer; only the order of the tool messages changes",
-    "E": "a tool runs although its turn was cancelled",
-    "F": "nothing observable changes",
+SYMPTOMS = {  # translated where shown
+    "A": N_("the run fails with an error"),
+    "B": N_("the history breaks: the provider would reject the next request"),
+    "C": N_("a wrong answer, and no error anywhere"),
+    "D": N_("the same answer; only the order of the tool messages changes"),
+    "E": N_("a tool runs although its turn was cancelled"),
+    "F": N_("nothing observable changes"),
 }
 
 
@@ -105,19 +106,19 @@ def symptom(correct: RunResult, faulty: RunResult) -> str:
 @dataclass(frozen=True)
 class Fault:
     number: int
-    title: str
+    title: str  # translated where shown
     question: str
     runner: Callable[[Any, int], Runner]  # (hook, or None for the lab's code; seed) -> Runner
     shows: Callable[[RunResult], str]  # what to look at in a run to see the fault
 
     def runs(self, hook: Any, seed: int = 0) -> tuple[RunResult, RunResult]:
         """The lab's correct run and the run with `hook` injected, on the same question."""
-        return (self.runner(None, seed).run(self.question),
-                self.runner(hook, seed).run(self.question))
+        question = _(self.question)  # asked in the learner's language
+        return (self.runner(None, seed).run(question), self.runner(hook, seed).run(question))
 
 
 def _answer(r: RunResult) -> str:
-    return f"{r.status}: {r.answer or r.error}"
+    return _("{status}: {answer}").format(status=r.status, answer=r.answer or r.error)
 
 
 def _tool_ids(r: RunResult) -> list[str]:
@@ -125,14 +126,18 @@ def _tool_ids(r: RunResult) -> list[str]:
 
 
 def _order(r: RunResult) -> str:
-    valid = "valid" if not validate_history(r.messages) else "invalid"
-    return (f"history {valid}; tool messages "
-            + ", ".join(i.rsplit(":", 1)[1] for i in _tool_ids(r)))
+    ids = ", ".join(i.rsplit(":", 1)[1] for i in _tool_ids(r))
+    if validate_history(r.messages):
+        return _("history invalid; tool messages {ids}").format(ids=ids)
+    return _("history valid; tool messages {ids}").format(ids=ids)
 
 
 def _executed(r: RunResult) -> str:
     names = ", ".join(o.name for o in r.outcomes)
-    return f"{len(r.outcomes)} calls executed" + (f" ({names}); run {r.status}" if names else "")
+    if names:
+        return _("{n} calls executed ({names}); run {status}").format(
+            n=len(r.outcomes), names=names, status=r.status)
+    return _("{n} calls executed").format(n=len(r.outcomes))
 
 
 def _collecting(hook: Any, seed: int) -> Runner:
@@ -141,13 +146,13 @@ def _collecting(hook: Any, seed: int) -> Runner:
 
 
 FAULTS = [
-    Fault(1, "zip(calls, results) over as_completed", COMPARE, _collecting, _answer),
-    Fault(2, "as_completed results appended straight to the messages", COMPARE, _collecting,
-          _order),
-    Fault(3, "a streamed call executed at its first parse", NOTE,
+    Fault(1, N_("zip(calls, results) over as_completed"), COMPARE, _collecting, _answer),
+    Fault(2, N_("as_completed results appended straight to the messages"), COMPARE,
+          _collecting, _order),
+    Fault(3, N_("a streamed call executed at its first parse"), NOTE,
           lambda hook, seed: Runner(CancelledBeforeFinish(seed), stream=True, seed=seed,
                                     may_start=hook), _executed),
-    Fault(4, "the run failed on its first error", PARTIAL,
+    Fault(4, N_("the run failed on its first error"), PARTIAL,
           lambda hook, seed: Runner(OfflineAdapter(seed), seed=seed,
                                     status_rule=hook or run_status), _answer),
 ]
@@ -160,8 +165,9 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
     letters = ", ".join(SYMPTOMS)
     guess = (prediction or "").strip().upper()
     if guess not in SYMPTOMS:
-        return (f"Predict first: set your prediction in the cell above to one of {letters} "
-                f"(you wrote {prediction!r}), then run this cell again.")
+        return _("Predict first: set your prediction in the cell above to one of {letters} (you "
+                 "wrote {wrote}), then run this cell again.").format(letters=letters,
+                                                                     wrote=repr(prediction))
     fault = FAULTS[number - 1]
     unwritten: list[bool] = []
     try:
@@ -169,16 +175,19 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
     except NotImplementedError:
         unwritten.append(True)
     if unwritten:  # the runner may have turned the stub's exception into a failed run
-        return (f"Write the fault first: replace the `raise NotImplementedError` in "
-                f"{getattr(hook, '__name__', 'the function')} above, then run this cell again.")
+        return _("Write the fault first: replace the `raise NotImplementedError` in {name} "
+                 "above, then run this cell again.").format(
+                     name=getattr(hook, "__name__", _("the function")))
     seen = symptom(correct, faulty)
-    verdict = "as you predicted" if seen == guess else "not what you predicted: see why below"
+    verdict = (_("as you predicted") if seen == guess
+               else _("not what you predicted: see why below"))
     return "\n".join([
-        f"fault {number}: {fault.title}",
-        f"you predicted {guess}: {SYMPTOMS[guess]}",
-        f"observed      {seen}: {SYMPTOMS[seen]} - {verdict}",
-        f"  the lab's code: {fault.shows(correct)}",
-        f"  your fault:     {fault.shows(faulty)}",
+        _("fault {number}: {title}").format(number=number, title=_(fault.title)),
+        _("you predicted {letter}: {symptom}").format(letter=guess, symptom=_(SYMPTOMS[guess])),
+        _("observed      {letter}: {symptom} - {verdict}").format(
+            letter=seen, symptom=_(SYMPTOMS[seen]), verdict=verdict),
+        _("  the lab's code: {shown}").format(shown=fault.shows(correct)),
+        _("  your fault:     {shown}").format(shown=fault.shows(faulty)),
     ])
 
 
@@ -208,9 +217,11 @@ def faults(seed: int = 0) -> Report:
     for fault, hook in zip(FAULTS, LAB_FAULTS, strict=True):
         correct, faulty = fault.runs(hook, seed)
         seen = symptom(correct, faulty)
-        rows.append({"fault": fault.title, "symptom": f"{seen}: {SYMPTOMS[seen]}",
+        rows.append({"fault": _(fault.title),
+                     "symptom": _("{letter}: {symptom}").format(letter=seen,
+                                                                symptom=_(SYMPTOMS[seen])),
                      "correct": fault.shows(correct), "faulty": fault.shows(faulty),
                      "differs": seen != "F"})
     return Report("faults", {"seed": seed}, {}, rows,
-                  [f"{sum(1 for r in rows if r['differs'])} of {len(rows)} faults changed the "
-                   "observed result"])
+                  [_("{n} of {total} faults changed the observed result").format(
+                      n=sum(1 for r in rows if r["differs"]), total=len(rows))])

@@ -23,6 +23,7 @@ from typing import Any
 from keel_lab.core.streaming import ToolCallDelta
 from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
+from keel_lab.i18n import _
 from keel_lab.providers.diagnosis import diagnose, read_stream, to_events
 from keel_lab.providers.formats import StreamFormat
 
@@ -179,7 +180,8 @@ def naive_clients(names: Sequence[str] | None = None) -> Report:
             tally["lost"] += lost
             tally["wrong"] += wrong
         totals[reading.name] = tally
-    findings = [f"{name} ({t['source']}): {t['lost']} call(s) lost, {t['wrong']} wrong, in "
-                f"{t['hurt']} of {t['recordings']} recordings" for name, t in totals.items()]
+    findings = [_("{reading} ({source}): {lost} call(s) lost, {wrong} wrong, in {hurt} of "
+                  "{recordings} recordings").format(reading=name, **t)
+                for name, t in totals.items()]
     return Report("naive_clients", {"recordings": len(turns)}, {"readings": totals}, rows,
                   findings)

@@ -20,6 +20,7 @@ from keel_lab.core.pairing import (
 )
 from keel_lab.course.experiments.report import Progress, Report
 from keel_lab.course.experiments.trials import ToolFailure, TrialSpec, run_trials
+from keel_lab.i18n import _
 
 
 def theory(calls: int) -> float:
@@ -40,9 +41,10 @@ def pairing(trials: int = 1000, calls: int = 3, seed: int = 0, low: float = 0.01
             for name, t in tallies.items()]
     worst = max(tallies, key=lambda n: tallies[n].trials_with_mismatch)
     findings = [
-        f"theory for position over completion order: 1 - 1/{calls}! = {theory(calls):.3f}",
-        f"most mismatches: {worst}; by_call_id mismatches: "
-        f"{tallies['by_call_id'].trials_with_mismatch}",
+        _("theory for position over completion order: 1 - 1/{calls}! = {theory}").format(
+            calls=calls, theory=f"{theory(calls):.3f}"),
+        _("most mismatches: {worst}; by_call_id mismatches: {mismatches}").format(
+            worst=worst, mismatches=tallies["by_call_id"].trials_with_mismatch),
     ]
     return Report("pairing", {"trials": trials, "calls": calls, "seed": seed,
                               "delay_ms": [round(low * 1000), round((low + spread) * 1000)]},
@@ -65,9 +67,9 @@ def spread_sweep(spreads: Sequence[float] = (0.0, 0.0005, 0.001, 0.002, 0.005, 0
                      "position_over_completion": t["position_over_completion"].rate(trials),
                      "by_call_id": t["by_call_id"].rate(trials), "theory": theory(calls)})
     return Report("spread", {"trials": trials, "calls": calls, "seed": seed}, {}, rows,
-                  ["calls dispatched 1 ms apart: a spread near 0 keeps request order; wide "
-                   "spreads approach 1 - 1/n!, and each measured rate scatters around it by "
-                   "sampling noise (plot: the 95% range)"])
+                  [_("calls dispatched 1 ms apart: a spread near 0 keeps request order; wide "
+                     "spreads approach 1 - 1/n!, and each measured rate scatters around it by "
+                     "sampling noise (plot: the 95% range)")])
 
 
 def calls_sweep(counts: Sequence[int] = (1, 2, 3, 4, 5, 6), trials: int = 300, seed: int = 0,
@@ -99,10 +101,11 @@ def exceptions(trials: int = 1000, calls: int = 3, seed: int = 0, failure_rate: 
                                  "failure_rate": failure_rate},
                   {"strategies": {r["strategy"]: {k: v for k, v in r.items() if k != "strategy"}
                                   for r in rows}}, rows,
-                  ["unanswered calls make the next request fail: "
-                   f"{tallies['position_over_gather'].unanswered} with position_over_gather "
-                   "(plain gather), 0 with by_call_id" if tallies["by_call_id"].unanswered == 0
-                   else "by_call_id left calls unanswered: a bug"])
+                  [_("unanswered calls make the next request fail: {n} with "
+                     "position_over_gather (plain gather), 0 with by_call_id").format(
+                         n=tallies["position_over_gather"].unanswered)
+                   if tallies["by_call_id"].unanswered == 0
+                   else _("by_call_id left calls unanswered: a bug")])
 
 
 def order(trials: int = 1000, calls: int = 3, seed: int = 0,
@@ -118,8 +121,9 @@ def order(trials: int = 1000, calls: int = 3, seed: int = 0,
             for n, k in in_order.items()]
     return Report("order", {"trials": trials, "calls": calls, "seed": seed},
                   {"in_request_order": in_order, "theory_as_completed": 1 / math.factorial(calls)},
-                  rows, [f"theory for as_completed: 1/{calls}! = {1 / math.factorial(calls):.3f};"
-                         " gather sorts results back into argument order and hides the problem"])
+                  rows, [_("theory for as_completed: 1/{calls}! = {theory}; gather sorts results "
+                           "back into argument order and hides the problem").format(
+                               calls=calls, theory=f"{1 / math.factorial(calls):.3f}")])
 
 
 # call -> (what it stands for, delay in seconds); call-b raises when its delay is over.
@@ -152,27 +156,33 @@ async def _siblings(collect: Collector) -> dict[str, object]:
     """One turn through `collect`; the caller catches the failure and carries on for a second,
     as an agent loop does, while we watch what each call does."""
     fate: dict[str, str] = {}
+    ran: set[str] = set()  # the calls that ran to their end
+
+    def ms() -> str:
+        return f"{now() * 1000:.0f}"
 
     async def call(call_id: str) -> str:
         try:
             await asyncio.sleep(SIBLINGS[call_id][1])
         except asyncio.CancelledError:
-            fate[call_id] = f"cancelled at {now() * 1000:.0f} ms"
+            fate[call_id] = _("cancelled at {ms} ms").format(ms=ms())
             raise
         if call_id == "call-b":
-            fate[call_id] = f"raised at {now() * 1000:.0f} ms"
+            fate[call_id] = _("raised at {ms} ms").format(ms=ms())
             raise ToolFailure(f"{call_id} failed")
-        fate[call_id] = f"ran to the end at {now() * 1000:.0f} ms"
+        fate[call_id] = _("ran to the end at {ms} ms").format(ms=ms())
+        ran.add(call_id)
         return call_id
 
     try:
         results = await collect([call(c) for c in SIBLINGS])
-        got = f"{len(results)} results at {now() * 1000:.0f} ms"
+        got = _("{n} results at {ms} ms").format(n=len(results), ms=ms())
         returned = {r for r in results if isinstance(r, str)}
     except (ToolFailure, ExceptionGroup) as exc:
-        got, returned = f"{type(exc).__name__} at {now() * 1000:.0f} ms, no results", set()
+        got = _("{error} at {ms} ms, no results").format(error=type(exc).__name__, ms=ms())
+        returned = set()
     await asyncio.sleep(1.0)
-    lost = [c for c in SIBLINGS if fate[c].startswith("ran") and c not in returned]
+    lost = [c for c in SIBLINGS if c in ran and c not in returned]
     return {"caller_gets": got, **{c: fate[c] for c in SIBLINGS}, "results_lost": len(lost)}
 
 
@@ -184,7 +194,8 @@ def gather_siblings() -> Report:
     return Report("gather", {"calls": {c: f"{n}, {d * 1000:.0f} ms" for c, (n, d)
                                        in SIBLINGS.items()}, "raises": "call-b"},
                   {"results_lost": {r["collector"]: r["results_lost"] for r in rows}}, rows,
-                  [f"plain gather: {plain['caller_gets']}; yet call-a {plain['call-a']} and "
-                   f"call-c {plain['call-c']}: siblings are not cancelled, their side effects "
-                   f"happen, {plain['results_lost']} results are lost",
-                   "only the TaskGroup cancels the siblings when one call raises"])
+                  [_("plain gather: {caller_gets}; yet call-a {call_a} and call-c {call_c}: "
+                     "siblings are not cancelled, their side effects happen, {lost} results are "
+                     "lost").format(caller_gets=plain["caller_gets"], call_a=plain["call-a"],
+                                    call_c=plain["call-c"], lost=plain["results_lost"]),
+                   _("only the TaskGroup cancels the siblings when one call raises")])

@@ -14,19 +14,20 @@ from keel_lab.course.experiments.report import Progress, Report
 from keel_lab.course.incident_tools import incident_tools, lookup_incident
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import SCENARIOS
+from keel_lab.i18n import _
 
 
 def partial_success(seed: int = 0) -> Report:
     """Run each scenario with the offline model and report what the user would see."""
     rows = []
     for scenario, question in SCENARIOS.items():
-        r = Runner(OfflineAdapter(seed), seed=seed).run(question)
+        r = Runner(OfflineAdapter(seed), seed=seed).run(_(question))
         codes = [e.code for e in r.events if e.code]
-        rows.append({"scenario": scenario, "status": r.status, "partial": r.partial,
+        rows.append({"scenario": _(scenario), "status": r.status, "partial": r.partial,
                      "codes": ",".join(codes), "shown": r.answer or r.error})
     return Report("partial", {"seed": seed}, {}, rows,
-                  ["a business error completes (marked partial); approval pauses; "
-                   "a broken tool fails the run"])
+                  [_("a business error completes (marked partial); approval pauses; "
+                     "a broken tool fails the run")])
 
 
 def _drawn(u: float, failure_rate: float, internal_share: float) -> str | None:
@@ -95,4 +96,4 @@ def outcome_mix(rates: Sequence[float] = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5), runs: 
     return Report("outcomes", {"runs": runs, "calls": calls, "seed": seed,
                                "internal_share": internal_share},
                   {"theory": [theory(rate, calls, internal_share) for rate in rates]}, rows,
-                  ["a crash fails the run; a business error only marks it partial"])
+                  [_("a crash fails the run; a business error only marks it partial")])

@@ -31,6 +31,7 @@ from keel_lab.course.scenarios import (
     offline_stream,
     turn_requests,
 )
+from keel_lab.i18n import _
 
 
 def _short(call_id: str) -> str:
@@ -41,11 +42,13 @@ def scheduling(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0
     """The chapter 3 turn under three executors: one by one, batches, dependency graph."""
     requests, tools = turn_requests(seed), incident_tools()
     latency = seeded_latency(seed, low, high)
-    runs: dict[str, TurnResult] = {
-        mode: run_coroutine(executor.execute(requests, tools))
-        for mode, executor in (("sequential", Executor(1, latency)),
-                               (f"batches(limit={limit})", Executor(limit, latency)),
-                               (f"graph(limit={limit})", GraphExecutor(limit, latency)))}
+    executors = ((_("sequential"), Executor(1, latency)),
+                 (_("batches(limit={limit})").format(limit=limit), Executor(limit, latency)),
+                 (_("graph(limit={limit})").format(limit=limit), GraphExecutor(limit, latency)))
+    runs: dict[str, TurnResult] = {mode: run_coroutine(executor.execute(requests, tools))
+                                   for mode, executor in executors}
+    colour = {mode: _("depth") if isinstance(executor, GraphExecutor) else _("batch")
+              for mode, executor in executors}
     deps = dependencies(requests, tools)
     rows = [{"mode": mode, "call": _short(s.call_id), "name": s.name, "batch": s.batch,
              "after": ",".join(_short(d) for d in deps[s.call_id]) or "-",
@@ -53,15 +56,15 @@ def scheduling(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0
             for mode, turn in runs.items() for s in sorted(turn.spans, key=lambda s: s.call_id)]
     wall = {mode: max(s.end for s in turn.spans) for mode, turn in runs.items()}
     return Report("scheduling", {"seed": seed, "limit": limit},
-                  {"wall_s": wall, "colour": {m: "batch" if "graph" not in m else "depth"
-                                              for m in runs}}, rows,
-                  [f"wall time {m}: {w * 1000:.0f} ms" for m, w in wall.items()]
-                  + ["graph: a call waits only for earlier calls it conflicts with ('after')"])
+                  {"wall_s": wall, "colour": colour}, rows,
+                  [_("wall time {mode}: {ms} ms").format(mode=m, ms=f"{w * 1000:.0f}")
+                   for m, w in wall.items()]
+                  + [_("graph: a call waits only for earlier calls it conflicts with ('after')")])
 
 
 def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
     """The comparison turn on screen, one frame per event; 0 = the stream is never cancelled."""
-    events = offline_stream(COMPARE, seed)
+    events = offline_stream(_(COMPARE), seed)
     stream = cancel_after(events, cancel_after_events) if cancel_after_events else events
     frames = screen_frames(stream, incident_tools(), Executor(4, seeded_latency(seed)))
     keys = list(dict.fromkeys(k for f in frames for k in f.calls if not k.startswith("index")))
@@ -70,7 +73,9 @@ def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
         row: dict[str, object] = {"step": f.step, "event": f.event}
         for k in keys:
             phase, text = f.calls.get(k, (None, ""))
-            row[_short(k)] = textwrap.shorten(f"{phase}: {text}", 58) if phase else "-"
+            row[_short(k)] = (textwrap.shorten(_("{phase}: {text}").format(phase=_(phase),
+                                                                           text=text), 58)
+                              if phase else "-")
         rows.append(row)
     last = frames[-1].calls
     ran = sum(p in (Phase.DONE, Phase.FAILED) for p, _ in last.values())
@@ -78,7 +83,8 @@ def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
                   {"calls": [_short(k) for k in keys],
                    "phases": [[str(f.calls[k][0]) if k in f.calls else "" for k in keys]
                               for f in frames]},
-                  rows, [f"{len(frames)} frames; {ran} of {len(last)} calls ran"])
+                  rows, [_("{frames} frames; {ran} of {calls} calls ran").format(
+                      frames=len(frames), ran=ran, calls=len(last))])
 
 
 def rendering(seed: int = 0, calls: int = 3) -> Report:
@@ -101,14 +107,14 @@ def rendering(seed: int = 0, calls: int = 3) -> Report:
     order = [_short(c) for c in finished]
     return Report("rendering", {"seed": seed, "calls": calls},
                   {"completion_order": order, "wrong_rows": wrong}, rows,
-                  [f"completion order {order}; rows wrong by position at the end: "
-                   f"{wrong} of {calls}; by call id: 0"])
+                  [_("completion order {order}; rows wrong by position at the end: {wrong} of "
+                     "{calls}; by call id: 0").format(order=order, wrong=wrong, calls=calls)])
 
 
 def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Report:
     """A run's events stored on disk while a reader follows, drops after `seen_before_drop`
     events and resumes; a restart reads them all; a resumed turn skips the finished calls."""
-    result = Runner(OfflineAdapter(seed), executor=Executor(4)).run(COMPARE)
+    result = Runner(OfflineAdapter(seed), executor=Executor(4)).run(_(COMPARE))
     store = EventStore(folder / "events.jsonl")
     rows: list[dict[str, object]] = []
     cursor = 0
@@ -123,25 +129,27 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
     for n, event in enumerate(result.events, 1):
         store.append(result.run_id, event)
         if n == seen_before_drop:
-            read("UI (then the connection drops)")
-    read("UI reconnects with its cursor")
+            read(_("UI (then the connection drops)"))
+    read(_("UI reconnects with its cursor"))
     restarted = EventStore(folder / "events.jsonl").read(run_id=result.run_id)
-    rows.append({"reader": "new process, same file", "after": 0,
-                 "got": [r.seq for r in restarted], "events": f"{len(restarted)} events"})
-    requests = assemble(offline_stream(COMPARE, seed)).requests
+    rows.append({"reader": _("new process, same file"), "after": 0,
+                 "got": [r.seq for r in restarted],
+                 "events": _("{n} events").format(n=len(restarted))})
+    requests = assemble(offline_stream(_(COMPARE), seed)).requests
     crashed = RunIds.seeded(seed + 1).run_id
     for request in requests:
         store.confirm(crashed, request, 0.0)
     store.append(crashed, Event("tool.requested", requests[0].call_id, 0.0))
     store.append(crashed, Event("tool.finished", requests[0].call_id, 0.1))
     todo = to_resume(store.read(run_id=crashed))
-    rows.append({"reader": "turn resumed after a crash", "after": 0,
+    rows.append({"reader": _("turn resumed after a crash"), "after": 0,
                  "got": [r.seq for r in store.read(run_id=crashed)],
-                 "events": "runs only " + ", ".join(_short(c) for c in todo)})
+                 "events": _("runs only {calls}").format(calls=", ".join(_short(c)
+                                                                          for c in todo))})
     return Report("event_store", {"seed": seed, "seen_before_drop": seen_before_drop},
                   {"events": len(result.events), "resumed_runs": todo},
-                  rows, ["the reader saw every event exactly once; finished calls are not "
-                         "run again"])
+                  rows, [_("the reader saw every event exactly once; finished calls are not "
+                           "run again")])
 
 
 def _cut(run: RunResult, kept: int) -> list[Record]:
@@ -155,7 +163,7 @@ def crashed_log(question: str = COMPARE, seed: int = 0, kept: int = 6) -> list[R
     after the first `kept` of them leaves them (seeded delays: completion order is not request
     order; a fifth call waits for a free slot)."""
     return _cut(Runner(OfflineAdapter(seed), executor=Executor(4, seeded_latency(seed)))
-                .run(question), kept)
+                .run(_(question)), kept)
 
 
 def graph_log(seed: int = 0, kept: int = 11, limit: int = 4) -> list[Record]:
@@ -174,7 +182,7 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
     restarted process runs what `to_resume` finds. The notes live in the incident system, which
     outlives the agent: a plain note tool writes again when the crash fell after its effect; one
     that de-duplicates on the call id it is given answers the repeat from what it stored."""
-    request = assemble(offline_stream(NOTE, seed)).requests[0]
+    request = assemble(offline_stream(_(NOTE), seed)).requests[0]
     rows: list[dict[str, object]] = []
     for dedupe in (False, True):
         tools = incident_tools()
@@ -183,7 +191,7 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
         with tempfile.TemporaryDirectory() as folder:
             store = EventStore(Path(folder) / "events.jsonl")
             store.confirm("run", request, 0.0)
-            for process, crash in (("first (crashes)", crash_before), ("restarted", "")):
+            for process, crash in ((_("first (crashes)"), crash_before), (_("restarted"), "")):
                 todo = to_resume(store.read())
                 for call_id in todo:
                     if crash == "tool.requested":
@@ -195,10 +203,11 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
                         notes = json.loads(answered[call_id].content)["notes"]
                     if crash != "tool.finished":
                         store.append("run", Event("tool.finished", call_id, 0.1))
-                rows.append({"note tool": "de-duplicates on call id" if dedupe else "plain",
+                rows.append({"note tool": _("de-duplicates on call id") if dedupe else _("plain"),
                              "process": process, "runs": [_short(c) for c in todo],
                              "notes on INC-001": notes})
     plain, keyed = rows[1]["notes on INC-001"], rows[3]["notes on INC-001"]
     return Report("crash_and_resume", {"crash_before": crash_before, "seed": seed},
                   {"plain": plain, "dedupe": keyed}, rows,
-                  [f"notes after the restart: plain tool {plain}, de-duplicating tool {keyed}"])
+                  [_("notes after the restart: plain tool {plain}, de-duplicating tool {keyed}")
+                   .format(plain=plain, keyed=keyed)])

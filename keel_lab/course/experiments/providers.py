@@ -10,6 +10,7 @@ from keel_lab.core.streaming import Notice
 from keel_lab.course import data
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.experiments.streaming import chunk_rows
+from keel_lab.i18n import N_, _
 from keel_lab.providers.diagnosis import (
     Diagnosis,
     diagnose,
@@ -32,32 +33,39 @@ def stream_report(name: str) -> Report:
     diagnosis = diagnose(records, fmt)
     rows = chunk_rows(e for e in to_events(records, fmt) if not isinstance(e, Notice))
     first = next((r["chunk"] for r in rows if r["executable"]), None)
-    findings = [f"format {fmt}: {len(records)} wire events; "
-                f"{sum(c.executable for c in diagnosis.calls)} of {len(diagnosis.calls)} "
-                "calls may run"]
-    findings += [f"{d.action} {d.quirk}: {d.message}" for d in diagnosis.diagnostics]
+    findings = [_("format {format}: {events} wire events; {runnable} of {calls} calls may run")
+                .format(format=fmt, events=len(records),
+                        runnable=sum(c.executable for c in diagnosis.calls),
+                        calls=len(diagnosis.calls))]
+    findings += [_("{action} {quirk}: {message}").format(
+                     action=_(ACTIONS.get(d.action, d.action)), quirk=d.quirk, message=d.message)
+                 for d in diagnosis.diagnostics]
     return Report("streaming", {"stream": name, "format": fmt},
                   {"events": len(records), "first_executable_chunk": first}, rows, findings)
 
 
 # What a shape bends, read from the words of its recording's name (each is named after its
 # quirk); the first group with a matching word wins ("call_in_text" is a leak, not an id
-# shape). The groups keep chapter 7's plot readable as shapes are added.
+# shape). The groups keep chapter 7's plot readable as shapes are added. A group's name is
+# data (English); a table or a plot shows it translated.
 GROUP_WORDS = [
-    ("content leaks", {"leak", "leaked", "text", "tag"}),
-    ("name", {"name", "names"}),
-    ("index and id", {"index", "indices", "id", "ids", "call", "interleaved", "drift",
-                      "drifting", "identical"}),
-    ("framing and finish", {"finish", "truncated", "usage", "type", "length", "choices",
-                            "done", "parallel", "burst"}),
-    ("arguments text", {"arguments", "utf8", "escape", "escapes", "snapshots", "snapshot",
-                        "repeat", "repeated", "packed", "parameterless", "control", "key",
-                        "keys", "surrogate"}),
+    (N_("content leaks"), {"leak", "leaked", "text", "tag"}),
+    (N_("name"), {"name", "names"}),
+    (N_("index and id"), {"index", "indices", "id", "ids", "call", "interleaved", "drift",
+                          "drifting", "identical"}),
+    (N_("framing and finish"), {"finish", "truncated", "usage", "type", "length", "choices",
+                                "done", "parallel", "burst"}),
+    (N_("arguments text"), {"arguments", "utf8", "escape", "escapes", "snapshots", "snapshot",
+                            "repeat", "repeated", "packed", "parameterless", "control", "key",
+                            "keys", "surrogate"}),
 ]
-GROUP_ORDER = ("ordinary", "index and id", "name", "arguments text", "framing and finish",
-               "content leaks", "other shapes", "other formats")  # as tables and plots show them
+GROUP_ORDER = (N_("ordinary"), N_("index and id"), N_("name"), N_("arguments text"),
+               N_("framing and finish"), N_("content leaks"), N_("other shapes"),
+               N_("other formats"))  # as tables and plots show them
 QUIRK_FOLDERS = ("quirks", "token_limit")
 POLICIES = ("tolerated", "reported", "refused")
+# a policy, or a notice's action, as a table or a finding shows it
+ACTIONS = {"tolerated": N_("tolerated"), "reported": N_("reported"), "refused": N_("refused")}
 
 
 def shape_group(name: str) -> str:
@@ -66,13 +74,13 @@ def shape_group(name: str) -> str:
     recording" for a stream a provider sent (data/recordings/)."""
     folder, stem = name.split("/")[0], Path(name).stem
     if folder == "recordings":
-        return "real recording"
+        return N_("real recording")
     if folder == "openai-chat":
-        return "ordinary"
+        return N_("ordinary")
     if folder not in QUIRK_FOLDERS:
-        return "other formats"
+        return N_("other formats")
     words = set(stem.split("_")) | ({"finish"} if folder == "token_limit" else set())
-    return next((group for group, keys in GROUP_WORDS if words & keys), "other shapes")
+    return next((group for group, keys in GROUP_WORDS if words & keys), N_("other shapes"))
 
 
 def policy(d: Diagnosis) -> str:
@@ -89,7 +97,9 @@ def quirks_report() -> Report:
         d = diagnose_file(data.path("streams", name))
         if name.split("/")[0] not in QUIRK_FOLDERS and not d.diagnostics:
             continue  # neither a quirk recording nor one whose converter noticed something
-        noticed = sorted({f"{x.quirk} ({x.action})" for x in d.diagnostics})
+        noticed = [_("{quirk} ({action})").format(quirk=quirk, action=_(ACTIONS[action]))
+                   for quirk, action in sorted({(x.quirk, x.action) for x in d.diagnostics},
+                                               key=lambda q: f"{q[0]} ({q[1]})")]
         rows.append({"stream": name, "group": shape_group(name),
                      "noticed": ", ".join(noticed) or "-", "calls": len(d.calls),
                      "may_run": sum(c.executable for c in d.calls), "policy": policy(d)})
@@ -97,31 +107,34 @@ def quirks_report() -> Report:
     groups = {g: {p: sum(r["group"] == g and r["policy"] == p for r in rows) for p in POLICIES}
               for g in dict.fromkeys(r["group"] for r in rows)}
     counts = {p: sum(r["policy"] == p for r in rows) for p in POLICIES}
-    return Report("quirks", {"streams": len(rows)}, {"groups": groups}, rows,
-                  [f"{len(rows)} reported shapes in {len(groups)} groups: "
-                   f"{counts['tolerated']} tolerated with the exact calls, "
-                   f"{counts['reported']} reported, {counts['refused']} refused"])
+    shown = [{**r, "group": _(r["group"]), "policy": _(ACTIONS[r["policy"]])} for r in rows]
+    return Report("quirks", {"streams": len(rows)}, {"groups": groups}, shown,
+                  [_("{shapes} reported shapes in {groups} groups: {tolerated} tolerated with "
+                     "the exact calls, {reported} reported, {refused} refused").format(
+                         shapes=len(rows), groups=len(groups), **counts)])
 
 
 def response_items(name: str) -> list[dict[str, Any]]:
     """The `output` items of a recorded Responses stream, as its `output_item.done` events say."""
     fmt, records = read_stream(data.path("streams", name))
     if fmt != "openai-responses":
-        raise LabError(f"{name} is a {fmt} stream, not a Responses stream")
+        raise LabError(_("{name} is a {format} stream, not a Responses stream").format(
+            name=name, format=fmt))
     done = [r for r in records if isinstance(r, dict) and r.get("type") ==
             "response.output_item.done"]
     return [r["item"] for r in sorted(done, key=lambda r: r["output_index"])]
 
 
-# What each field of a tool message means, and its name in the lab and in LangChain.
+# What each field of a tool message means, and its name in the lab and in LangChain (the
+# meanings, and the lab's note where it has no field, translated where shown).
 TOOL_MESSAGE_FIELDS = [
-    ("which call it answers", "tool_call_id", "tool_call_id"),
-    ("the tool's name (informative; the id pairs)", "name", "name"),
-    ("the result the model reads", "content", "content"),
-    ("the message kind", "role ('tool')", "type ('tool')"),
-    ("success or error", "- (the outcome's code; the error JSON in content)", "status"),
-    ("data for the program, not the model", "-", "artifact"),
-    ("the message's own id", "-", "id"),
+    (N_("which call it answers"), "tool_call_id", "tool_call_id"),
+    (N_("the tool's name (informative; the id pairs)"), "name", "name"),
+    (N_("the result the model reads"), "content", "content"),
+    (N_("the message kind"), "role ('tool')", "type ('tool')"),
+    (N_("success or error"), N_("- (the outcome's code; the error JSON in content)"), "status"),
+    (N_("data for the program, not the model"), "-", "artifact"),
+    (N_("the message's own id"), "-", "id"),
 ]
 
 
@@ -139,7 +152,8 @@ def tool_message_fields() -> Report:
     for meaning, ours, theirs in TOOL_MESSAGE_FIELDS:
         if ours.split()[0] not in lab | {"-"} or theirs.split()[0] not in lc:
             raise LabError(f"field table out of date: {ours} / {theirs}")
-        rows.append({"meaning": meaning, "keel_lab": ours, "langchain_core": theirs})
+        rows.append({"meaning": _(meaning), "keel_lab": _(ours) if ours.startswith("- ") else ours,
+                     "langchain_core": theirs})
     rest = sorted(lc - {t.split()[0] for _, _, t in TOOL_MESSAGE_FIELDS})
     return Report("tool_message_fields", {}, {"langchain_only": rest}, rows,
-                  [f"langchain-core also has: {', '.join(rest)}"])
+                  [_("langchain-core also has: {fields}").format(fields=", ".join(rest))])

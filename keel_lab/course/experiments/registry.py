@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from keel_lab.course.experiments.report import Progress, Report
 from keel_lab.course.named import load
 from keel_lab.course.scenarios import compare_question
+from keel_lab.i18n import N_, _
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,14 @@ class Params:
 @dataclass(frozen=True)
 class Experiment:
     name: str
-    summary: str
+    summary: str  # English, marked N_; `shown_summary` is it in the learner's language
     target: str  # "module:function" under keel_lab.course.experiments
     uses: tuple[str, ...] = ()  # names of `Params` passed as keyword arguments
     progress: tuple[str, int] | None = None  # (parameter, units per unit of it), if it reports
+
+    @property
+    def shown_summary(self) -> str:
+        return _(self.summary)
 
     @property
     def function(self) -> Callable[..., Report]:
@@ -60,42 +65,42 @@ class Experiment:
 
 
 EXPERIMENTS: dict[str, Experiment] = {e.name: e for e in [
-    Experiment("pairing", "mismatched results per pairing strategy under random delays",
+    Experiment("pairing", N_("mismatched results per pairing strategy under random delays"),
                "pairing:pairing", ("trials", "calls", "seed"), ("trials", 1)),
-    Experiment("spread", "mismatch rate as the delay spread grows",
+    Experiment("spread", N_("mismatch rate as the delay spread grows"),
                "pairing:spread_sweep", ("trials", "calls", "seed"), ("trials", 8)),
-    Experiment("calls", "mismatch rate against the number of calls, with 1 - 1/n!",
+    Experiment("calls", N_("mismatch rate against the number of calls, with 1 - 1/n!"),
                "pairing:calls_sweep", ("trials", "seed"), ("trials", 6)),
-    Experiment("order", "completion order vs request order: as_completed and gather",
+    Experiment("order", N_("completion order vs request order: as_completed and gather"),
                "pairing:order", ("trials", "calls", "seed"), ("trials", 1)),
-    Experiment("exceptions", "a raising call under gather, return_exceptions and call ids",
+    Experiment("exceptions", N_("a raising call under gather, return_exceptions and call ids"),
                "pairing:exceptions", ("trials", "calls", "seed"), ("trials", 1)),
-    Experiment("gather", "a raising call under gather: its siblings run on, their results are lost",
-               "pairing:gather_siblings"),
-    Experiment("streaming", "the chunk table: when a streamed call becomes executable",
+    Experiment("gather", N_("a raising call under gather: its siblings run on, their results "
+                            "are lost"), "pairing:gather_siblings"),
+    Experiment("streaming", N_("the chunk table: when a streamed call becomes executable"),
                "streaming:chunk_table", ("question", "seed")),
-    Experiment("cancellation", "a stream cancelled before its finish runs nothing",
+    Experiment("cancellation", N_("a stream cancelled before its finish runs nothing"),
                "streaming:cancellation", ("question", "seed")),
-    Experiment("bad_json", "one call's bad JSON does not harm its siblings",
+    Experiment("bad_json", N_("one call's bad JSON does not harm its siblings"),
                "streaming:bad_sibling", ("question", "seed")),
-    Experiment("block_close", "run each call at its block's close or at the end of the turn",
+    Experiment("block_close", N_("run each call at its block's close or at the end of the turn"),
                "block_close:block_close", ("trials", "calls", "seed")),
-    Experiment("partial", "business error, approval and internal error: three statuses",
+    Experiment("partial", N_("business error, approval and internal error: three statuses"),
                "partial_success:partial_success", ("seed",)),
-    Experiment("outcomes", "run statuses as tool failures grow, lesson rule vs fail-fast",
+    Experiment("outcomes", N_("run statuses as tool failures grow, lesson rule vs fail-fast"),
                "partial_success:outcome_mix", ("runs", "calls", "seed"), ("runs", 6)),
-    Experiment("quirks", "recorded real-world stream quirks and what the policies decide",
+    Experiment("quirks", N_("recorded real-world stream quirks and what the policies decide"),
                "providers:quirks_report"),
-    Experiment("naive_clients", "published client code's readings over the recorded streams: "
-               "calls lost or wrong", "naive_clients:naive_clients"),
-    Experiment("faults", "four injected faults beside the correct code", "faults:faults",
+    Experiment("naive_clients", N_("published client code's readings over the recorded streams: "
+                                   "calls lost or wrong"), "naive_clients:naive_clients"),
+    Experiment("faults", N_("four injected faults beside the correct code"), "faults:faults",
                ("seed",)),
-    Experiment("timeline", "sequential vs concurrent batches on the virtual clock",
+    Experiment("timeline", N_("sequential vs concurrent batches on the virtual clock"),
                "batching:timeline", ("seed",)),
-    Experiment("scheduling", "one turn sequentially, in batches and by dependency graph",
+    Experiment("scheduling", N_("one turn sequentially, in batches and by dependency graph"),
                "production:scheduling", ("seed",)),
-    Experiment("screen", "what a UI shows per call id, event by event", "production:screen",
+    Experiment("screen", N_("what a UI shows per call id, event by event"), "production:screen",
                ("seed",)),
-    Experiment("rendering", "results rendered by arrival position vs by call id",
+    Experiment("rendering", N_("results rendered by arrival position vs by call id"),
                "production:rendering", ("seed", "calls")),
 ]}

@@ -23,6 +23,7 @@ from keel_lab.core.streaming import (
 from keel_lab.course.experiments.report import Report
 from keel_lab.course.incident_tools import incident_tools
 from keel_lab.course.scenarios import COMPARE, corrupt, offline_stream
+from keel_lab.i18n import _
 
 
 def chunk_rows(events: Iterable[StreamEvent]) -> list[dict[str, object]]:
@@ -44,16 +45,19 @@ def chunk_rows(events: Iterable[StreamEvent]) -> list[dict[str, object]]:
 
 def chunk_table(question: str = "Look up INC-001", seed: int = 0, chunk_size: int = 6,
                 interleave: bool = True) -> Report:
-    """The lesson's chunk table, for one call or several interleaved ones."""
+    """The lesson's chunk table, for one call or several interleaved ones (a course question
+    is asked in the learner's language)."""
+    question = _(question)
     events = offline_stream(question, seed, chunk_size, interleave)
     rows = chunk_rows(events)
     early = [r for r in rows if r["parses"] and not r["executable"]]
     first_exec = next((r["chunk"] for r in rows if r["executable"]), None)
-    findings = [f"{len(events)} events; first executable at chunk {first_exec} "
-                "(the finish); before it, nothing may run"]
+    findings = [_("{events} events; first executable at chunk {chunk} (the finish); before it, "
+                  "nothing may run").format(events=len(events), chunk=first_exec)]
     if early:
-        findings.append(f"{len(early)} row(s) parse before the finish: those arguments are "
-                        "complete, and the lab still waits for the end of the turn (its policy)")
+        findings.append(_("{rows} row(s) parse before the finish: those arguments are complete, "
+                          "and the lab still waits for the end of the turn (its policy)")
+                        .format(rows=len(early)))
     return Report("streaming", {"question": question, "seed": seed, "chunk_size": chunk_size,
                                 "interleave": interleave},
                   {"events": len(events), "first_executable_chunk": first_exec}, rows, findings)
@@ -71,11 +75,13 @@ def executed_calls(events: Iterable[StreamEvent]) -> tuple[int, str]:
 def cancellation(question: str = COMPARE, seed: int = 0,
                  chunk_size: int = 6, cut_at: int | None = None) -> Report:
     """Cut the stream after `cut_at` events (default: just before the finish): nothing runs."""
+    question = _(question)
     events = offline_stream(question, seed, chunk_size)
     cut = len(events) - 1 if cut_at is None else cut_at
     rows = []
-    for label, stream in (("whole stream", iter(events)),
-                          (f"cancelled after {cut} events", cancel_after(events, cut))):
+    for label, stream in ((_("whole stream"), iter(events)),
+                          (_("cancelled after {n} events").format(n=cut),
+                           cancel_after(events, cut))):
         ran, why = executed_calls(stream)
         rows.append({"stream": label, "calls_executed": ran, "note": why})
     kept = assemble(cancel_after(events, cut)).calls
@@ -83,13 +89,15 @@ def cancellation(question: str = COMPARE, seed: int = 0,
                   {"executed": {r["stream"]: r["calls_executed"] for r in rows},
                    "kept_for_inspection": [{"index": s.index, "name": s.name,
                                             "arguments": s.arguments} for s in kept]},
-                  rows, [f"kept for inspection: {len(kept)} partial calls, none executed"])
+                  rows, [_("kept for inspection: {n} partial calls, none executed")
+                         .format(n=len(kept))])
 
 
 def bad_sibling(question: str = COMPARE, seed: int = 0,
                 chunk_size: int = 6, broken: int = 1) -> Report:
     """One call's JSON is broken; its sibling still runs, and every call is answered.
     `broken` is the index of the call to break (the last one, if the turn has fewer)."""
+    question = _(question)
     events = offline_stream(question, seed, chunk_size)
     broken = min(broken, max(e.index for e in events if isinstance(e, ToolCallDelta)))
     assembly = assemble(corrupt(events, broken))
@@ -103,5 +111,6 @@ def bad_sibling(question: str = COMPARE, seed: int = 0,
     problems = validate_history(history)
     return Report("bad_json", {"question": question, "seed": seed, "broken_index": broken},
                   {"history_valid": not problems}, rows,
-                  [f"history valid: {not problems}; the broken call is answered with "
-                   f"{rows[broken]['outcome']}, the model can retry it"])
+                  [_("history valid: {valid}; the broken call is answered with {outcome}, the "
+                     "model can retry it").format(valid=not problems,
+                                                  outcome=rows[broken]["outcome"])])

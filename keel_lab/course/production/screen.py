@@ -29,18 +29,20 @@ from keel_lab.core.streaming import (
     snapshots,
 )
 from keel_lab.core.tools import ToolOutcome, Toolset
+from keel_lab.i18n import N_, _
 
 
 class Phase(StrEnum):
-    """What the screen says about one call, in the order a call can pass through them."""
+    """What the screen says about one call, in the order a call can pass through them (the
+    value is English, data; `_(phase)` is what a screen shows)."""
 
-    WRITING = "model still writing"
-    CONFIRMED = "confirmed, not run yet"
-    REFUSED = "refused, never runs"
-    CANCELLED = "cancelled, never ran"
-    RUNNING = "running"
-    DONE = "done"
-    FAILED = "failed"
+    WRITING = N_("model still writing")
+    CONFIRMED = N_("confirmed, not run yet")
+    REFUSED = N_("refused, never runs")
+    CANCELLED = N_("cancelled, never ran")
+    RUNNING = N_("running")
+    DONE = N_("done")
+    FAILED = N_("failed")
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,10 @@ def summary(content: str, width: int = 44) -> str:
     """A result as one short line: an incident's severity and title, an error's code."""
     value = json.loads(content)
     if "error" in value:
-        return f"error {value['error']['code']}"
+        return _("error {code}").format(code=value["error"]["code"])
     if "title" in value:
-        return textwrap.shorten(f"{value['id']} {value['severity']}: {value['title']}", width)
+        return textwrap.shorten(_("{id} {severity}: {title}").format(
+            id=value["id"], severity=value["severity"], title=value["title"]), width)
     return textwrap.shorten(json.dumps(value), width)
 
 
@@ -67,12 +70,12 @@ def _key(state: CallState) -> str:
 def _describe(event: StreamEvent) -> str:
     if isinstance(event, ToolCallDelta):
         part = event.name if event.name else event.arguments_delta
-        return f"delta for index {event.index}: {part!r}"
+        return _("delta for index {index}: {part}").format(index=event.index, part=repr(part))
     if isinstance(event, TextDelta):
-        return f"text {event.text!r}"
+        return _("text {text}").format(text=repr(event.text))
     if isinstance(event, Finish):
-        return f"finish ({event.reason})"
-    return f"reject index {event.index}"
+        return _("finish ({reason})").format(reason=event.reason)
+    return _("reject index {index}").format(index=event.index)
 
 
 def screen_frames(events: Iterable[StreamEvent], tools: Toolset,
@@ -93,8 +96,8 @@ def screen_frames(events: Iterable[StreamEvent], tools: Toolset,
             frames.append(Frame(n, _describe(event), dict(shown)))
     if stopped or not any(isinstance(e, Finish) for e in received):
         shown = {k: (Phase.CANCELLED, text) for k, (_, text) in shown.items()}
-        frames.append(Frame(len(received) + 1, f"stream stopped: {stopped or 'no finish'}",
-                            shown))
+        frames.append(Frame(len(received) + 1, _("stream stopped: {reason}").format(
+            reason=stopped or _("no finish")), shown))
         return frames
     assembly = assemble(received)
     for c in assembly.calls:
@@ -108,7 +111,9 @@ def screen_frames(events: Iterable[StreamEvent], tools: Toolset,
     turn = run_coroutine((executor or Executor()).execute(runnable, tools, emit=ran.append))
     for n, e in enumerate(ran, len(received) + 1):
         shown[e.ref] = _phase(e, turn.outcomes.get(e.ref), shown[e.ref][1])
-        frames.append(Frame(n, f"{e.kind} at {e.time * 1000:.0f} ms", dict(shown)))
+        frames.append(Frame(n, _("{kind} at {ms} ms").format(kind=e.kind,
+                                                               ms=f"{e.time * 1000:.0f}"),
+                            dict(shown)))
     return frames
 
 

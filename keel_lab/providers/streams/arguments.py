@@ -26,13 +26,14 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from keel_lab.core.protocol import parse_arguments
-from keel_lab.core.strict_json import NOT_JSON
+from keel_lab.core.strict_json import refusal
+from keel_lab.i18n import _
 
 REPEAT_CANDIDATES = 8  # places that look like a restart, tried before it counts as no repeat
 LITERAL_TAIL = re.compile(r"[-+0-9.eE]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?")
 _DECODER = json.JSONDecoder()
-# Valid JSON the core refuses to run (`parse_arguments`), named by the mark in its reason.
-_UNSAFE = (("duplicate_key", "appears twice in one object"), ("lone_surrogate", "lone surrogate"))
+# Valid JSON the core refuses to run (`parse_arguments`), named by `strict_json.refusal`.
+_UNSAFE = ("duplicate_key", "lone_surrogate")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +54,10 @@ def shape(parts: Sequence[str], finish: str) -> Shape | None:
     if error is None:
         return None
     found = _repeat(text, error) or _snapshots(parts, error)
-    if found is None and error.startswith(f"arguments: {NOT_JSON}"):
+    kind = refusal(error, "arguments")
+    if found is None and kind == "not_json":
         found = _broken(text, error, finish)
-    return found or next((Shape(quirk, error) for quirk, mark in _UNSAFE if mark in error), None)
+    return found or (Shape(kind, error) if kind in _UNSAFE else None)
 
 
 def _repeat(text: str, error: str) -> Shape | None:
@@ -77,11 +79,18 @@ def _repeat(text: str, error: str) -> Shape | None:
         at = text.find(text[0], at + 1)
     else:
         return None
-    sent = "the whole arguments arrived twice" if size == len(text) - at else \
-        f"the first {f'{size} characters' if size > 1 else 'character'} of the arguments, " \
-        "then all of them arrived"
-    return Shape("arguments_repeated", f"{sent} (a trailing repeat or a parser's flush); read "
-                 f"once, as the complete text (read as deltas, {error})", text[at:])
+    if size == len(text) - at:
+        said = _("the whole arguments arrived twice (a trailing repeat or a parser's flush); "
+                 "read once, as the complete text (read as deltas, {error})")
+    elif size > 1:
+        said = _("the first {count} characters of the arguments, then all of them arrived (a "
+                 "trailing repeat or a parser's flush); read once, as the complete text (read as"
+                 " deltas, {error})")
+    else:
+        said = _("the first character of the arguments, then all of them arrived (a trailing "
+                 "repeat or a parser's flush); read once, as the complete text (read as deltas, "
+                 "{error})")
+    return Shape("arguments_repeated", said.format(count=size, error=error), text[at:])
 
 
 def _snapshots(parts: Sequence[str], error: str) -> Shape | None:
@@ -89,13 +98,15 @@ def _snapshots(parts: Sequence[str], error: str) -> Shape | None:
     if len(parts) < 2 or any(not b.startswith(a) for a, b in pairwise(parts)):
         return None
     last_error = parse_arguments(parts[-1])[1]
-    said = (f"each of the {len(parts)} fragments repeats everything sent before it "
-            "(cumulative snapshots, not deltas)")
     if last_error is None:
-        return Shape("cumulative_snapshots", f"{said}; read as the last one (read as deltas, "
-                     f"{error})", parts[-1])
-    return Shape("cumulative_snapshots", f"{said}, but the last one does not parse either: "
-                 f"{last_error}; runnable only once a complete snapshot arrives")
+        return Shape("cumulative_snapshots", _(
+            "each of the {count} fragments repeats everything sent before it (cumulative "
+            "snapshots, not deltas); read as the last one (read as deltas, {error})").format(
+                count=len(parts), error=error), parts[-1])
+    return Shape("cumulative_snapshots", _(
+        "each of the {count} fragments repeats everything sent before it (cumulative snapshots, "
+        "not deltas), but the last one does not parse either: {last_error}; runnable only once a "
+        "complete snapshot arrives").format(count=len(parts), last_error=last_error))
 
 
 def _broken(text: str, error: str, finish: str) -> Shape | None:
@@ -109,31 +120,36 @@ def _broken(text: str, error: str, finish: str) -> Shape | None:
         return None
     packed = _objects(text)
     if packed:
-        return Shape("packed_calls", f"{packed}: parallel calls packed into one call's "
-                     "arguments; which object is which call is not known, so none runs - "
-                     "runnable only when each call comes as its own tool call with its own id "
-                     f"({error})")
+        return Shape("packed_calls", _(
+            "{packed}: parallel calls packed into one call's arguments; which object is which "
+            "call is not known, so none runs - runnable only when each call comes as its own tool"
+            " call with its own id ({error})").format(packed=packed, error=error))
     at = text.rfind("\\", 0, pos + 1)  # the backslash an escape error is about
     escape = text[at:at + (6 if text[at + 1:at + 2] == "u" else 2)]
     if _ends_inside_a_value(text, msg, pos) or (msg.startswith("Invalid \\u")
                                                 and len(text) - at < 6):
-        told = f"as the finish reason {finish!r} says" if finish in ("length", "max_tokens") \
-            else f"although the finish reason {finish!r} says the call is complete"
-        return Shape("arguments_cut", "the arguments end inside a value - cut, not malformed - "
-                     f"{told}; runnable only when the whole arguments arrive (e.g. with a larger"
-                     f" output limit) ({error})")
+        said = _("the arguments end inside a value - cut, not malformed - as the finish reason "
+                 "{finish} says; runnable only when the whole arguments arrive (e.g. with a "
+                 "larger output limit) ({error})") if finish in ("length", "max_tokens") else _(
+            "the arguments end inside a value - cut, not malformed - although the finish reason "
+            "{finish} says the call is complete; runnable only when the whole arguments arrive "
+            "(e.g. with a larger output limit) ({error})")
+        return Shape("arguments_cut", said.format(finish=repr(finish), error=error))
     if msg.startswith("Invalid \\"):
-        return Shape("invalid_escape", f"`{escape}` at char {at} is no JSON escape (a "
-                     "backslash in a string must be doubled, e.g. in a Windows path); runnable "
-                     f"only when the model or server escapes it ({error})")
+        return Shape("invalid_escape", _(
+            "`{escape}` at char {at} is no JSON escape (a backslash in a string must be doubled, "
+            "e.g. in a Windows path); runnable only when the model or server escapes it "
+            "({error})").format(escape=escape, at=at, error=error))
     if text[pos:pos + 1] == "\\":
-        return Shape("invalid_escape", f"a backslash outside any string at char {pos} "
-                     f"(`{escape}` written as two characters between values); runnable only "
-                     f"when the model or server sends valid JSON ({error})")
+        return Shape("invalid_escape", _(
+            "a backslash outside any string at char {at} (`{escape}` written as two characters "
+            "between values); runnable only when the model or server sends valid JSON ({error})"
+        ).format(at=pos, escape=escape, error=error))
     if msg.startswith("Invalid control character"):
-        return Shape("raw_control_character", "a raw control character "
-                     f"(U+{ord(text[pos]):04X}) inside a string at char {pos}; runnable only when "
-                     f"the model or server escapes it (e.g. as \\n) ({error})")
+        return Shape("raw_control_character", _(
+            "a raw control character (U+{code}) inside a string at char {at}; runnable only when "
+            "the model or server escapes it (e.g. as \\n) ({error})").format(
+                code=f"{ord(text[pos]):04X}", at=pos, error=error))
     return None
 
 
@@ -158,11 +174,14 @@ def _objects(text: str) -> str | None:
         try:
             value, at = _DECODER.raw_decode(text, at)
         except (ValueError, RecursionError):
-            return (f"{complete} complete JSON object{'s' * (complete > 1)} and the start of "
-                    "another") if complete else None
+            if not complete:
+                return None
+            return (_("{count} complete JSON objects and the start of another") if complete > 1
+                    else _("1 complete JSON object and the start of another")).format(
+                        count=complete)
         if not isinstance(value, dict):
             return None
         complete += 1
     if at < end or complete < 2:
         return None
-    return f"{complete} JSON objects one after another"
+    return _("{count} JSON objects one after another").format(count=complete)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from keel_lab.core.streaming import Arguments, Finish, Refuse, StreamEvent
+from keel_lab.i18n import _
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.formats import DONE
 from keel_lab.providers.streams.arguments import shape
@@ -37,8 +38,8 @@ class Reading:
                 continue
             fields = Fields(record, where)
             if self.error_field is not None and self.error_field in record:
-                raise ConnectionError("the server sent an error: "
-                                      + preview(fields.raw(self.error_field)))
+                raise ConnectionError(_("the server sent an error: {error}").format(
+                    error=preview(fields.raw(self.error_field))))
             yield fields
 
     def end(self, why: str) -> None:
@@ -74,24 +75,26 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     tool turn; the lab's policy is that any other one (a content filter, a refusal, a value
     nobody documents) leaves its calls unknown or unwanted, so none of them runs."""
     if finish is None:
-        diag.note(None, None, "truncated", f"the stream ended before {end}: no call was "
-                  "closed, nothing may run", "refused")
+        diag.note(None, None, "truncated", _("the stream ended before {end}: no call was "
+                                             "closed, nothing may run").format(end=end),
+                  "refused")
         return
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
-                  "finish reason 'stop' although calls were made; the calls are closed by it")
-    unusual = None if finish in normal else (
-        f"the turn ended with the finish reason {finish!r}, which does not close a tool turn "
-        f"normally (that is {', '.join(map(repr, normal))}): its calls may be cut, withheld or "
-        "unwanted, so none of them runs")
+                  _("finish reason 'stop' although calls were made; the calls are closed by "
+                    "it"))
+    unusual = None if finish in normal else _(
+        "the turn ended with the finish reason {finish}, which does not close a tool turn "
+        "normally (that is {normal}): its calls may be cut, withheld or unwanted, so none of "
+        "them runs").format(finish=repr(finish), normal=", ".join(map(repr, normal)))
     if unusual:
         diag.note(None, None, "unusual_finish", unusual, "refused" if calls else "reported")
     for index, call in sorted(calls.items()):
         refusal = ("after_finish", call.late) if call.late else call.refusal
         if refusal is None and any("\ufffd" in part for part in call.parts):
-            refusal = ("split_utf8", "arguments contain U+FFFD: a UTF-8 character was split "
-                       "between chunks and each half encoded on its own, so the arguments are "
-                       "corrupted")
+            refusal = ("split_utf8", _("arguments contain U+FFFD: a UTF-8 character was split "
+                                       "between chunks and each half encoded on its own, so the "
+                                       "arguments are corrupted"))
         found = None if refusal else shape(call.parts, finish)
         if found and found.reading is not None:
             diag.note(index, call.id, found.quirk, found.message)
@@ -107,8 +110,8 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
 
 def late(where: str, ended: str) -> str:
     """Why a call fragment that came after the end of the turn is never run."""
-    return (f"a fragment of this call arrived after {ended} ({where}): the turn was over, "
-            "so the call is never run")
+    return _("a fragment of this call arrived after {ended} ({where}): the turn was over, so "
+             "the call is never run").format(ended=ended, where=where)
 
 
 def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str:
@@ -117,6 +120,6 @@ def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str
     if given:
         return given
     made = f"{prefix}-{index}"
-    diag.note(index, made, "id_assigned", f"the call came without an id; it is {made} from "
-              "here on")
+    diag.note(index, made, "id_assigned", _("the call came without an id; it is {id} from "
+                                            "here on").format(id=made))
     return made

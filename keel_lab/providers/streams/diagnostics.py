@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from keel_lab.core.streaming import Action, Notice
+from keel_lab.i18n import _
 from keel_lab.providers.fields import shown
 
 
@@ -28,6 +29,7 @@ class Diagnostics:
         """A type the reader does not know (a block, delta, event or item): said once per kind of
         thing, then skipped. Providers add types, and say so (Anthropic: code should handle
         unknown event types gracefully): a new one must not make a whole turn unreadable."""
-        self.note(None, None, f"unknown_{what}_type", f"{where}: {what} type {shown(kind)}, "
-                  f"which this reader does not know (the first such {what}): skipped, it adds no "
-                  "call and no text", "reported")
+        message = _("{where}: {what} type {kind}, which this reader does not know (the first such "
+                 "{what}): skipped, it adds no call and no text")
+        self.note(None, None, f"unknown_{what}_type",
+                  message.format(where=where, what=what, kind=shown(kind)), "reported")

@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from keel_lab.core.streaming import ProviderCall, Refuse, StreamEvent, TextDelta, ToolCallDelta
+from keel_lab.i18n import _
 from keel_lab.providers.fields import Fields, preview, shown, strict_dumps
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
@@ -96,21 +97,23 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             finish = r.obj("response").text("status") or kind.split(".")[1]
             stream.ended = kind
             if r.obj("response").raw("output") == [] and (calls or provider):
-                diag.note(None, None, "completed_without_output", f"{kind} lists no output "
-                          "although items were streamed (ChatGPT's Codex backend sends it so): "
-                          "the calls are read from the streamed items")
+                diag.note(None, None, "completed_without_output", _(
+                    "{kind} lists no output although items were streamed (ChatGPT's Codex "
+                    "backend sends it so): the calls are read from the streamed items").format(
+                        kind=kind))
         elif kind == "response.failed":  # the error sits in the response object
-            raise ConnectionError(f"the server reported {kind}: "
-                                  + preview(r.obj("response").raw("error")))
+            raise ConnectionError(_("the server reported {kind}: {error}").format(
+                kind=kind, error=preview(r.obj("response").raw("error"))))
         elif kind == "error":  # a top-level code and message
-            raise ConnectionError(f"the server reported an error: {preview(r.raw('message'))}")
+            raise ConnectionError(_("the server reported an error: {error}").format(
+                error=preview(r.raw("message"))))
         elif kind.startswith("response.") and kind.split(".")[1] not in FAMILIES:
             diag.unknown("event", kind, r.where)
         if index is not None and stream.ended:
             calls[index].late = late(r.where, stream.ended)
     if finish is not None:
         yield from _orphans(early, calls)
-    for _, call in sorted(provider.items()):
+    for _index, call in sorted(provider.items()):
         yield replace(call, result=results.get(call.id or "", call.result))
     yield from closing(calls, finish, diag, "response.completed", NORMAL)
 
@@ -121,32 +124,34 @@ def _added(r: Fields, item: Fields, index: int, calls: dict[int, WireCall],
     """A function call's item arrives (added, or whole in its `done`): a call at its output
     index, and the argument events held for it applied."""
     if r.value.get("type") == ITEM[1]:
-        diag.note(index, item.text("call_id"), "item_done_only", "the function_call "
-                  "item came whole in output_item.done, without output_item.added: "
-                  "read from it")
+        diag.note(index, item.text("call_id"), "item_done_only", _(
+            "the function_call item came whole in output_item.done, without "
+            "output_item.added: read from it"))
     _caller(item, index, diag)
     call = WireCall(item.text("call_id"), item.text("name") or "")
     call.add(item.text("arguments"))
     if index in calls:
-        call.late = (f"a second output_item.added at output index {index} ({r.where}) "
-                     "replaced a call: which one is meant is unknown, neither is run")
+        call.late = _("a second output_item.added at output index {index} ({where}) "
+                      "replaced a call: which one is meant is unknown, neither is run").format(
+                          index=index, where=r.where)
     calls[index] = call
     if item.text("id"):
         _reused(item.value["id"], index, by_item, calls)
         by_item[item.value["id"]] = index
         if not call.id:
-            diag.note(index, None, "call_id_missing", f"the function_call item "
-                      f"{item.value['id']} has no call_id: its item id is not the call "
-                      "id, and an output must name the call_id, so the call can never "
-                      "be answered (a call_id would make it runnable)", "refused")
+            diag.note(index, None, "call_id_missing", _(
+                "the function_call item {item} has no call_id: its item id is not the call "
+                "id, and an output must name the call_id, so the call can never be answered "
+                "(a call_id would make it runnable)").format(item=item.value["id"]),
+                "refused")
     yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
     held = [e for e in early if _owner(e, by_item, calls) == index]
     early[:] = [e for e in early if e not in held]
     if held:
-        diag.note(index, call.id, "arguments_before_item",
-                  f"argument events for item {item.text('id') or index} came before "
-                  "its output_item.added; they name their item, so they were held "
-                  "and applied to it")
+        diag.note(index, call.id, "arguments_before_item", _(
+            "argument events for item {item} came before its output_item.added; they name "
+            "their item, so they were held and applied to it").format(
+                item=item.text("id") or index))
     for e in held:
         yield from _arguments(e, index, calls[index])
 
@@ -160,22 +165,23 @@ def _done(item: Fields, index: int, call: WireCall, diag: Diagnostics) -> Iterat
     _caller(item, index, diag)
     status = item.text("status")
     if status == "in_progress":
-        diag.note(index, call.id, "done_in_progress", "output_item.done says the call is "
-                  "complete while its status still says in_progress: the event closes it (its "
-                  "arguments are final)")
+        diag.note(index, call.id, "done_in_progress", _(
+            "output_item.done says the call is complete while its status still says "
+            "in_progress: the event closes it (its arguments are final)"))
     elif status == "incomplete":
-        call.refusal = ("item_incomplete", "the call's item ended incomplete: its arguments may "
-                        "be cut even if they parse, so it never runs (a completed item would "
-                        "make it runnable)")
+        call.refusal = ("item_incomplete", _(
+            "the call's item ended incomplete: its arguments may be cut even if they parse, "
+            "so it never runs (a completed item would make it runnable)"))
 
 
 def _caller(item: Fields, index: int, diag: Diagnostics) -> None:
     """A call made by a program of programmatic tool calling: noted, and run as any other."""
     caller = item.obj("caller")
     if caller.text("type") == "program":
-        diag.note(index, item.text("call_id"), "program_caller", "the call was made by the "
-                  f"provider's program {shown(caller.text('caller_id'))} (programmatic tool "
-                  "calling): it is still the client's to run and answer, like any function call")
+        diag.note(index, item.text("call_id"), "program_caller", _(
+            "the call was made by the provider's program {program} (programmatic tool "
+            "calling): it is still the client's to run and answer, like any function "
+            "call").format(program=shown(caller.text("caller_id"))))
 
 
 def _item(item: Fields, index: int, provider: dict[int, ProviderCall], results: dict[str, str],
@@ -197,9 +203,10 @@ def _item(item: Fields, index: int, provider: dict[int, ProviderCall], results: 
         if item.text("call_id"):
             results[item.value["call_id"]] = item.text("status") or kind
     elif kind in CLIENT_ITEMS or kind in PROVIDER_ITEMS:  # the latter: a client tool search
-        diag.note(index, item.text("call_id"), "client_item", f"a {kind} item: the client runs "
-                  f"it, but it is no function call, and the lab reads function calls only; it "
-                  f"is answered with its own output item, not run here", "reported")
+        diag.note(index, item.text("call_id"), "client_item", _(
+            "a {kind} item: the client runs it, but it is no function call, and the lab reads "
+            "function calls only; it is answered with its own output item, not run "
+            "here").format(kind=kind), "reported")
     elif kind not in OTHER_ITEMS:
         diag.unknown("item", kind, item.where)
 
@@ -225,9 +232,10 @@ def _arguments(r: Fields, index: int, call: WireCall) -> Iterator[StreamEvent]:
         call.add(done)  # a server that sends only the final text
         yield ToolCallDelta(index, arguments_delta=done)
     elif done != call.arguments:
-        call.refusal = ("arguments_mismatch", "the final arguments (the done event) differ from "
-                        "the streamed deltas: which text is the call cannot be known, so it never "
-                        "runs (a done event that repeats the deltas would make it runnable)")
+        call.refusal = ("arguments_mismatch", _(
+            "the final arguments (the done event) differ from the streamed deltas: which text "
+            "is the call cannot be known, so it never runs (a done event that repeats the "
+            "deltas would make it runnable)"))
 
 
 def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, WireCall]
@@ -237,9 +245,10 @@ def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, 
     first = by_item.get(item_id)
     if first is None or first == index:
         return
-    why = (f"the items at output indexes {first} and {index} share the item id {item_id}: "
-           "argument events name their item by it, so which call received which arguments "
-           "cannot be known, and neither runs (distinct item ids would make them runnable)")
+    why = _("the items at output indexes {first} and {index} share the item id {item}: "
+            "argument events name their item by it, so which call received which arguments "
+            "cannot be known, and neither runs (distinct item ids would make them "
+            "runnable)").format(first=first, index=index, item=item_id)
     for at in (first, index):
         calls[at].refusal = ("item_id_reused", why)
 
@@ -249,15 +258,16 @@ def _orphans(early: list[Fields], calls: dict[int, WireCall]) -> Iterator[Stream
     cannot run nor be answered; the core refuses the turn that holds it."""
     seen: dict[str, int] = {}
     for r in early:
-        item = r.text("item_id") or f"at output index {r.required_index('output_index')}"
+        item = r.text("item_id") or _("at output index {index}").format(
+            index=r.required_index("output_index"))
         if item not in seen:
             wanted = r.required_index("output_index")
             index = seen[item] = wanted if wanted not in calls else max(calls) + 1
             calls[index] = WireCall()
-            reason = (f"arguments for item {item} ({r.where}) came, but no function_call item "
-                      "for them was ever added: the call has no name and no call_id, so it "
-                      "can neither run nor be answered (its output_item.added event would make "
-                      "it runnable)")
+            reason = _("arguments for item {item} ({where}) came, but no function_call item "
+                       "for them was ever added: the call has no name and no call_id, so it "
+                       "can neither run nor be answered (its output_item.added event would "
+                       "make it runnable)").format(item=item, where=r.where)
             yield Refuse(index, reason, "arguments_without_item")
         if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
             calls[seen[item]].add(r.value["delta"])

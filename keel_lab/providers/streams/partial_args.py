@@ -17,11 +17,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import reduce
 from itertools import pairwise
 from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import MAX_DEPTH
+from keel_lab.i18n import _
 from keel_lab.providers.fields import Fields, json_type, shown
 
 VALUES = ("stringValue", "numberValue", "boolValue", "nullValue")
@@ -60,8 +62,9 @@ class PartialArguments:
         if self.going_on and self.going_on[0] == path and isinstance(value, str):
             self.going_on[1].pieces.append(value)
         elif self.going_on:
-            raise Conflict(f"the string at {shown(self.going_on[0])} was said to go on, but a "
-                           f"value at {shown(path)} came next")
+            raise Conflict(_("the string at {path} was said to go on, but a value at {other} "
+                             "came next").format(path=shown(self.going_on[0]),
+                                                 other=shown(path)))
         else:
             text = _Text([value]) if isinstance(value, str) else None
             _place(self.root, _keys(path), value if text is None else text, path)
@@ -86,40 +89,46 @@ def _value(piece: Fields) -> Any:
     given = [k for k in VALUES
              if piece.raw(k) is not None or (k == "nullValue" and k in piece.value)]
     if len(given) != 1:
-        raise Conflict(f"a piece at {shown(piece.text('jsonPath'))} has "
-                       f"{'no value' if not given else ' and '.join(given)} (exactly one of "
-                       f"{', '.join(VALUES)} is the value)")
+        said = _("a piece at {path} has {fields} (exactly one of {values} is the value)") \
+            if given else _("a piece at {path} has no value (exactly one of {values} is the value)")
+        raise Conflict(said.format(path=shown(piece.text("jsonPath")),
+                                   fields=reduce(_and, given) if given else "",
+                                   values=", ".join(VALUES)))
     kind, raw = given[0], piece.raw(given[0])
     if kind == "stringValue":
         return piece.text(kind) or ""
     if kind == "boolValue":
         return piece.flag(kind)
-    expected = ("a number" if kind == "numberValue" else "null or 'NULL_VALUE'")
     ok = (isinstance(raw, int | float) and not isinstance(raw, bool) if kind == "numberValue"
           else raw in (None, "NULL_VALUE"))
     if not ok:
-        raise LabError(f"{piece.where}: field {piece.path + '.' + kind!r} must be {expected}, "
-                       f"got {json_type(raw)}")
+        said = _("{where}: field {field} must be a number, got {type}") \
+            if kind == "numberValue" else \
+            _("{where}: field {field} must be null or 'NULL_VALUE', got {type}")
+        raise LabError(said.format(where=piece.where, field=repr(piece.path + "." + kind),
+                                   type=json_type(raw)))
     return None if kind == "nullValue" else raw
 
 
 def _keys(path: str) -> list[Key]:
     """The steps of a path to one value, or `Conflict` for a path of another shape."""
     if not path.startswith("$"):
-        raise Conflict(f"the path {shown(path)} does not start at the arguments ($)")
+        raise Conflict(_("the path {path} does not start at the arguments ($)").format(
+            path=shown(path)))
     keys: list[Key] = []
     pos = 1
     while pos < len(path):
         step = _STEP.match(path, pos)
         if step is None or len(keys) >= MAX_DEPTH:
-            raise Conflict(f"the path {shown(path)} is no path to one value the lab reads "
-                           f"(from character {pos}; at most {MAX_DEPTH} steps)")
+            raise Conflict(_("the path {path} is no path to one value the lab reads (from "
+                             "character {pos}; at most {steps} steps)").format(
+                                 path=shown(path), pos=pos, steps=MAX_DEPTH))
         name, index, quoted = step.groups()
         keys.append(name if name is not None else int(index) if index is not None
                     else _unquoted(quoted, path))
         pos = step.end()
     if not keys:
-        raise Conflict("a value for the whole arguments ($), which must be an object")
+        raise Conflict(_("a value for the whole arguments ($), which must be an object"))
     return keys
 
 
@@ -129,7 +138,8 @@ def _unquoted(quoted: str, path: str) -> str:
     try:
         name = json.loads(f'"{body}"')
     except ValueError:
-        raise Conflict(f"the path {shown(path)} has a name with an invalid escape") from None
+        raise Conflict(_("the path {path} has a name with an invalid escape").format(
+            path=shown(path))) from None
     return str(name)
 
 
@@ -143,8 +153,8 @@ def _place(root: dict[str, Any], keys: list[Key], value: Any, path: str) -> None
     elif isinstance(node, list) and isinstance(last, int) and last == len(node):
         node.append(value)
     else:
-        raise Conflict(f"the value at {shown(path)} cannot be placed: "
-                       + _why(node, last))
+        raise Conflict(_("the value at {path} cannot be placed: {why}").format(
+            path=shown(path), why=_why(node, last)))
 
 
 def _step(node: Any, key: Key, empty: list[Any] | dict[str, Any], path: str) -> Any:
@@ -156,16 +166,26 @@ def _step(node: Any, key: Key, empty: list[Any] | dict[str, Any], path: str) -> 
             node.append(empty)
         child = node[key]
     else:
-        raise Conflict(f"the path {shown(path)} cannot be followed: " + _why(node, key))
+        raise Conflict(_("the path {path} cannot be followed: {why}").format(
+            path=shown(path), why=_why(node, key)))
     if type(child) is not type(empty):
-        raise Conflict(f"the path {shown(path)} goes through a value that is not "
-                       f"{'a list' if isinstance(empty, list) else 'an object'}")
+        said = _("the path {path} goes through a value that is not a list") \
+            if isinstance(empty, list) else \
+            _("the path {path} goes through a value that is not an object")
+        raise Conflict(said.format(path=shown(path)))
     return child
 
 
 def _why(node: Any, key: Key) -> str:
     if isinstance(key, int) != isinstance(node, list):
-        return (f"step {shown(key)} into {'a list' if isinstance(node, list) else 'an object'}")
+        said = _("step {key} into a list") if isinstance(node, list) else \
+            _("step {key} into an object")
+        return said.format(key=shown(key))
     if isinstance(key, int) and key > len(node):
-        return f"index {key} is past the end of a list of {len(node)}"
-    return f"a value is already set at step {shown(key)} (set twice)"
+        return _("index {index} is past the end of a list of {size}").format(index=key,
+                                                                             size=len(node))
+    return _("a value is already set at step {key} (set twice)").format(key=shown(key))
+
+
+def _and(first: str, second: str) -> str:
+    return _("{first} and {second}").format(first=first, second=second)

@@ -24,6 +24,7 @@ from typing import Any
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import NOT_JSON, read_json
+from keel_lab.i18n import _
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
@@ -42,8 +43,9 @@ def read_bytes(path: str | Path) -> bytes:
         regular = stat.S_ISREG(os.fstat(fd).st_mode)
         if not regular and not _wait_for_data(fd):
             os.close(fd)
-            raise LabError(f"{p}: not a regular file, and nothing came to read from it in "
-                           f"{WAIT_SECONDS:g} s (a FIFO no program writes to?)")
+            raise LabError(_("{path}: not a regular file, and nothing came to read from it "
+                             "in {seconds} s (a FIFO no program writes to?)").format(
+                                 path=p, seconds=f"{WAIT_SECONDS:g}"))
         with os.fdopen(fd, "rb") as f:
             while size <= MAX_BYTES:
                 chunk = f.read(min(CHUNK, MAX_BYTES + 1 - size))
@@ -52,10 +54,12 @@ def read_bytes(path: str | Path) -> bytes:
                 chunks.append(chunk)
                 size += len(chunk)
     except OSError as exc:
-        raise LabError(f"{p}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError(_("{path}: cannot read ({error})").format(
+            path=p, error=exc.strerror or exc)) from exc
     if size > MAX_BYTES:
-        raise LabError(f"{p}: more than {MAX_BYTES // (1024 * 1024)} MiB, too large for a "
-                       "recorded turn or history (keel-lab stops reading there)")
+        raise LabError(_("{path}: more than {mib} MiB, too large for a recorded turn or "
+                         "history (keel-lab stops reading there)").format(
+                             path=p, mib=MAX_BYTES // (1024 * 1024)))
     return b"".join(chunks)
 
 
@@ -79,11 +83,13 @@ def decode(raw: bytes, where: str) -> str:
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise LabError(f"{where}: binary data (a NUL byte at offset {nul}), not a text stream")
+        raise LabError(_("{where}: binary data (a NUL byte at offset {offset}), not a text "
+                         "stream").format(where=where, offset=nul))
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LabError(f"{where}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
+        raise LabError(_("{where}: not UTF-8 text (invalid byte at offset {offset})").format(
+            where=where, offset=exc.start)) from exc
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
@@ -103,7 +109,7 @@ def lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def is_sse(text: str) -> bool:
-    for _, line in lines(text):
+    for _number, line in lines(text):
         if line.strip():
             return line.startswith(("data:", "event:", ":", "id:", "retry:"))
     return False
@@ -135,13 +141,16 @@ def no_events(text: str, where: str) -> LabError:
     """Why a file gave no payload, in one line: an SSE text whose `data:` lines no blank line
     ever ends (one event left open: SSE discards it) is told apart from an empty file."""
     if is_sse(text):
-        data = sum(1 for _, line in lines(text) if line.startswith("data:"))
+        data = sum(1 for _number, line in lines(text) if line.startswith("data:"))
         if data:
-            return LabError(f"{where}: no complete event: {data} data: line"
-                            f"{'s' * (data > 1)}, but no blank line ends an event (SSE "
-                            "dispatches an event at a blank line; each event needs one after "
-                            "it, and a stream cut in its first event looks like this)")
-    return LabError(f"{where}: no events in the file")
+            return LabError((_(
+                "{where}: no complete event: {n} data: line, but no blank line ends an event "
+                "(SSE dispatches an event at a blank line; each event needs one after it, and a "
+                "stream cut in its first event looks like this)") if data == 1 else _(
+                "{where}: no complete event: {n} data: lines, but no blank line ends an event "
+                "(SSE dispatches an event at a blank line; each event needs one after it, and a "
+                "stream cut in its first event looks like this)")).format(where=where, n=data))
+    return LabError(_("{where}: no events in the file").format(where=where))
 
 
 _BLANK = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
@@ -175,7 +184,7 @@ def array_items(text: str, where: str) -> Iterator[tuple[str, int]]:
             yield text[pos:end], line
             pos = _skip(text, end)
             if pos == len(text):
-                raise _cut(text, where, "before its closing ]")
+                raise _cut(text, where, _("before its closing ]"))
             if text[pos] == "]":
                 pos += 1
                 break
@@ -183,10 +192,10 @@ def array_items(text: str, where: str) -> Iterator[tuple[str, int]]:
                 raise _not_json(text, where, pos, "Expecting ',' delimiter")
             pos = _skip(text, pos + 1)
             if pos == len(text):
-                raise _cut(text, where, "after a ','")
+                raise _cut(text, where, _("after a ','"))
     pos = _skip(text, pos)
     if pos < len(text):
-        raise _not_json(text, where, pos, "Extra data after the array's closing ]")
+        raise _not_json(text, where, pos, _("Extra data after the array's closing ]"))
 
 
 def _element_end(text: str, pos: int, where: str, line: int) -> int:
@@ -194,11 +203,12 @@ def _element_end(text: str, pos: int, where: str, line: int) -> int:
         return _EXTENT.raw_decode(text, pos)[1]
     except json.JSONDecodeError as exc:
         if exc.pos >= len(text) or exc.msg.startswith("Unterminated string"):
-            raise _cut(text, where, "inside an element") from None
+            raise _cut(text, where, _("inside an element")) from None
         raise _not_json(text, where, exc.pos, exc.msg) from None
     except RecursionError:  # deeper than Python's parser goes: the strict reader refuses it
-        read_json(text[pos:], f"{where}, line {line}")  # in its words: deeper than MAX_DEPTH
-        raise LabError(f"{where}, line {line}: nested too deeply to read") from None
+        at = _("{where}, line {line}").format(where=where, line=line)
+        read_json(text[pos:], at)  # in its words: deeper than MAX_DEPTH
+        raise LabError(_("{where}: nested too deeply to read").format(where=at)) from None
 
 
 def _breaks(text: str, start: int, end: int) -> int:
@@ -210,34 +220,39 @@ def _breaks(text: str, start: int, end: int) -> int:
 def _not_json(text: str, where: str, pos: int, why: str) -> LabError:
     line = 1 + _breaks(text, 0, pos)
     column = pos - max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos))
-    return LabError(f"{where}, line {line}: {NOT_JSON}: {why} (column {column})")
+    return LabError(_("{where}: {not_json}: {why} (column {column})").format(
+        where=_("{where}, line {line}").format(where=where, line=line), not_json=_(NOT_JSON),
+        why=why, column=column))
 
 
 def _cut(text: str, where: str, at: str) -> LabError:
-    return LabError(f"{where}, line {1 + _breaks(text, 0, len(text))}: the JSON array of "
-                    f"payloads stops {at}: the stream was cut off, so nothing of the turn "
-                    "runs (a truncated stream)")
+    return LabError(_("{where}: the JSON array of payloads stops {at}: the stream was cut off, "
+                      "so nothing of the turn runs (a truncated stream)").format(
+                          where=_("{where}, line {line}").format(
+                              where=where, line=1 + _breaks(text, 0, len(text))), at=at))
 
 
-def iter_records(text: str, where: str = "stream") -> Iterator[tuple[str, dict[str, Any]]]:
+def iter_records(text: str, where: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
     """("line N", payload) for each payload of a stream, parsed one at a time."""
+    where = _("stream") if where is None else where
     if is_sse(text):
-        items: Iterator[tuple[str, int]] = ((d, n) for _, d, n in sse_events(text))
+        items: Iterator[tuple[str, int]] = ((d, n) for _name, d, n in sse_events(text))
     elif is_array(text):
         items = array_items(text, where)
     else:
         items = ((line, n) for n, line in lines(text) if line.strip())
     for payload, number in items:
-        at = f"{where}, line {number}"
+        at = _("{where}, line {line}").format(where=where, line=number)
         if payload.strip() == "[DONE]":
             yield at, DONE
             continue
         value = read_json(payload, at)
         if not isinstance(value, dict):
-            raise LabError(f"{at}: expected a JSON object, got {type(value).__name__}")
+            raise LabError(_("{where}: expected a JSON object, got {type}").format(
+                where=at, type=type(value).__name__))
         yield at, value
 
 
-def parse_records(text: str, where: str = "stream") -> list[dict[str, Any]]:
+def parse_records(text: str, where: str | None = None) -> list[dict[str, Any]]:
     """JSON payloads of a stream given as SSE text, one JSON object per line, or a JSON array."""
-    return [record for _, record in iter_records(text, where)]
+    return [record for _where, record in iter_records(text, where)]
