@@ -1,15 +1,19 @@
 # ruff: noqa: RUF001 - Chinese text takes Chinese punctuation
 """The Chinese edition speaks Chinese when the code speaks: no English prose in the saved outputs
 of the Chinese solutions, except what must stay English - the providers' verbatim error texts,
-Python's own JSON error texts, wire data (JSON, SSE lines), identifiers and quoted strings."""
+Python's own JSON error texts, wire data (JSON, SSE lines), what a model says in a recorded or
+generated stream, identifiers and quoted strings."""
 
 import json
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
 
 from keel_lab.core import history
+from keel_lab.course import data
+from keel_lab.providers.diagnosis import diagnose_file
 from keel_lab.providers import anthropic_messages, gemini_messages, responses_messages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -39,16 +43,38 @@ def _template(text: str) -> re.Pattern[str]:
 _VERBATIM = [_template(t) for t in VERBATIM]
 
 
+@cache
+def model_texts() -> tuple[str, ...]:
+    """Every line a model says in the streams the chapters replay (recorded from a live API or
+    generated): a model's words are data, in the language it answered in."""
+    files = [p for folder in ("streams", "recordings") for p in data.path(folder).rglob("*")
+             if p.is_file() and p.suffix in (".sse", ".jsonl", ".json", ".txt")
+             and p.name != "SOURCES.json"]
+    lines = set()
+    for path in files:
+        try:
+            text = diagnose_file(path).text
+        except Exception:  # a file that is no stream (a sidecar): no model text in it
+            continue
+        lines |= {line.strip() for line in text.splitlines() if len(line.strip()) > 20}
+    return tuple(sorted(lines, key=len, reverse=True))
+
+
 def english_runs(text: str) -> list[str]:
     """The runs of four or more English words in `text` that are prose: outside quoted
-    strings, wire lines, identifiers and the verbatim texts."""
+    strings, wire lines, identifiers, a model's own words and the verbatim texts."""
     out = []
     for line in text.splitlines():
-        if _WIRE.match(line):
+        if _WIRE.match(line) or not _RUN.search(line):
             continue
         for pattern in _VERBATIM:
             line = pattern.sub(" ", line)
-        out += [m.group(0) for m in _RUN.finditer(_QUOTED.sub(" ", line))]
+        runs = [m.group(0) for m in _RUN.finditer(_QUOTED.sub(" ", line))]
+        if runs:  # a model's words are the rarest exception: looked for last
+            for said in model_texts():
+                line = line.replace(said, " ") if said in line else line
+            runs = [m.group(0) for m in _RUN.finditer(_QUOTED.sub(" ", line))]
+        out += runs
     return out
 
 
