@@ -208,7 +208,8 @@ def _as_lines(text: str) -> list[str]:
 _DIRECTIVE = re.compile(r"(NBVAL_|#* ?(BEGIN|END) (SOLUTION|HIDDEN)|noqa|type: |ruff: )")
 _LITERAL = re.compile(r"([rRuUfF]{0,2})('{3}|\"{3}|'|\")(.*)\2\Z", re.S)
 _PROSE = re.compile(r"[A-Za-z]{2,}[ ,;:']+[A-Za-z]{2,}"  # two words: prose, not an id or data
-                    r"|\A\s*[A-Za-z]{2,}:\s*\Z")  # or a print label: "ran:"
+                    r"|\A[\s>*-]*[A-Za-z]{2,}:\s*\Z")  # or a print label: "ran:", "- result:"
+_FIELD_LABEL = re.compile(r"\A[^A-Za-z]*: ")  # an f-string's "{name}: {value}": a Chinese colon
 _FIELD = re.compile(r"\{[^{}]*\}")  # an f-string's replacement field
 _DATA = re.compile(r'\s*(\{\s*"|\[)')  # a string holding JSON or a list: data
 
@@ -247,8 +248,10 @@ def code_units(code: str) -> list[CodeUnit]:
             literal = _LITERAL.match(tok.string)
             if literal and "b" not in literal[1].lower():
                 text = literal[3]
-                words = _FIELD.sub(" ", text) if "f" in literal[1].lower() else text
-                if _PROSE.search(words) and not _DATA.match(text):
+                fields = "f" in literal[1].lower() and _FIELD.search(text) is not None
+                words = _FIELD.sub(" ", text) if fields else text
+                label = fields and _FIELD_LABEL.match(_FIELD.sub("", text)) is not None
+                if (_PROSE.search(words) or label) and not _DATA.match(text):
                     start = at + len(literal[1]) + len(literal[2])
                     out.append(CodeUnit(text, row, start, start + len(text)))
     return out

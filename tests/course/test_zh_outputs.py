@@ -13,8 +13,8 @@ import pytest
 
 from keel_lab.core import history
 from keel_lab.course import data
-from keel_lab.providers.diagnosis import diagnose_file
 from keel_lab.providers import anthropic_messages, gemini_messages, responses_messages
+from keel_lab.providers.diagnosis import diagnose_file
 
 ROOT = Path(__file__).resolve().parents[2]
 ZH = sorted((ROOT / "notebooks" / "zh" / "solutions").glob("*.ipynb"))

@@ -90,6 +90,19 @@ def policy(d: Diagnosis) -> str:
     return "reported" if any(x.action == "reported" for x in d.diagnostics) else "tolerated"
 
 
+def recordings_report() -> Report:
+    """Every turn recorded from a live API (recordings/SOURCES.json): its model, its calls, and
+    what the lab's policy decides."""
+    rows: list[dict[str, Any]] = []
+    for entry in data.load("recordings/SOURCES"):
+        d = diagnose_file(data.path("recordings", entry["file"]))
+        rows.append({"recording": entry["file"], "model": entry["model"], "calls": len(d.calls),
+                     "may_run": sum(c.executable for c in d.calls),
+                     "provider_calls": len(d.provider_calls), "policy": _(ACTIONS[policy(d)]),
+                     "noticed": ", ".join(sorted({n.quirk for n in d.diagnostics})) or "-"})
+    return Report("recordings", {"recordings": len(rows)}, {}, rows)
+
+
 def quirks_report() -> Report:
     """Every recorded shape: what was noticed, its policy, how many calls may run."""
     rows: list[dict[str, Any]] = []

@@ -43,6 +43,7 @@ COLUMNS = {  # each key's header, marked for the catalog one by one (make messag
     "completed": N_("completed"), "failed": N_("failed"),
     "failed_if_fail_fast": N_("failed if fail fast"),
     "ms_block_close_to_result": N_("ms from block close to result"),
+    "model": N_("model"), "provider_calls": N_("provider calls"),
     "correct": N_("correct code"), "faulty": N_("faulty code"), "lab_runs": N_("the lab runs"),
 }
 REPORT_COLUMNS = {  # where one key means different things
