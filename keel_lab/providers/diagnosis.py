@@ -145,7 +145,8 @@ def _short(text: str, limit: int = 120) -> str:
 def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEvent]:
     """The lab's events of a stream's payloads, notices included; messages name payloads as
     "event N" (from 0)."""
-    return _convert(((_("event {n}").format(n=n), r) for n, r in enumerate(records)), fmt,
+    event = _("event {n}")
+    return _convert(((event.format(n=n), r) for n, r in enumerate(records)), fmt,
                     _("stream"))
 
 
@@ -200,7 +201,8 @@ def _a(fmt: str) -> str:
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
     """Assemble a recorded turn with the core assembler and explain every call."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
-    return _diagnose(((_("event {n}").format(n=n), r) for n, r in enumerate(records)), fmt,
+    event = _("event {n}")
+    return _diagnose(((event.format(n=n), r) for n, r in enumerate(records)), fmt,
                      _("stream"))
 
 

@@ -67,6 +67,12 @@ def test_chinese_from_the_environment_or_set_language(monkeypatch):
     assert _("a message no catalog has") == "a message no catalog has"  # falls back
 
 
+def test_a_copy_made_before_the_move_still_sets_its_language():
+    from keel_lab.course.i18n import set_language as old_place
+
+    assert old_place is set_language
+
+
 def test_a_template_is_translated_then_formatted():
     set_language("zh")
     line = _("{n} of {total} exercises passed").format(n=3, total=8)

@@ -241,8 +241,9 @@ def iter_records(text: str, where: str | None = None) -> Iterator[tuple[str, dic
         items = array_items(text, where)
     else:
         items = ((line, n) for n, line in lines(text) if line.strip())
+    line_at = _("{where}, line {line}")  # translated once, not once per payload
     for payload, number in items:
-        at = _("{where}, line {line}").format(where=where, line=number)
+        at = line_at.format(where=where, line=number)
         if payload.strip() == "[DONE]":
             yield at, DONE
             continue
