@@ -7,8 +7,8 @@ sentences with their markup (links, code spans, emphasis), so the markup survive
 list markers, heading hashes, table pipes and indentation are not in a unit and are put back
 around its translation. In a code cell, what speaks to the learner is a unit too: a comment's
 text, and the text of a string literal that holds prose (a print label, a docstring, a stub's
-message); the code around them, identifiers and data never are. Fences in markdown are never
-translated.
+message); the code around them, identifiers and data never are. In a fenced example of the
+markdown (Python or shell), only its comments are units.
 
 The catalogs are gettext `.po` files read and written with Babel: templates (`.pot`, one per
 chapter, one for the glossary, one for the text the learner edition adds) are extracted into
@@ -161,7 +161,30 @@ def blocks(text: str) -> list[Block]:
             first, last = tok.map
             out.extend(_summary_block(lines, i) for i in range(first, last)
                        if _SUMMARY.search(lines[i]))
+        elif tok.type == "fence" and tok.info.strip() in _COMMENTED:
+            out.append(_fence_block(lines, *tok.map))
     return [b for b in out if b.msgids and any(translatable(m) for m in b.msgids)]
+
+
+_COMMENTED = ("python", "py", "sh", "bash", "console")  # fences whose `# ...` is a comment
+_SHELL_COMMENT = re.compile(r"(?:^|\s)#\s+(\S.*?)\s*$")
+
+
+def _fence_block(lines: list[str], first: int, last: int) -> Block:
+    """A fenced example's comments (its code stays as it is): one unit per comment."""
+    found: list[tuple[int, int, int, str]] = []  # line, start, end, text
+    for n in range(first + 1, last - 1):
+        m = _SHELL_COMMENT.search(lines[n])
+        if m and translatable(m[1]):
+            found.append((n, m.start(1), m.end(1), m[1]))
+
+    def render(tr: Translate) -> list[str]:
+        out = lines[first:last]
+        for n, start, end, text in found:
+            out[n - first] = out[n - first][:start] + tr(text) + out[n - first][end:]
+        return out
+
+    return Block(first, last, tuple(text for *_, text in found), render)
 
 
 def units(text: str) -> list[tuple[str, int]]:

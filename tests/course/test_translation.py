@@ -151,6 +151,18 @@ def test_a_code_cell_units_are_its_comments_and_prose_strings():
     assert t.code_units("%timeit f(\n") == []  # no Python: nothing to translate
 
 
+def test_a_fenced_examples_comments_are_units_and_its_code_stays():
+    text = ("```python\npairs = zip(a, b)  # the i-th call gets it\nx = \"#  no comment\"\n```\n\n"
+            "```bash\nkeel-lab assemble s.sse   # calls, diagnostics; exit 1\n```\n\n"
+            "```json\n{\"a\": \"# not one either\"}\n```\n")
+    assert [m for m, _line in t.units(text)] == ["the i-th call gets it",
+                                                 "calls, diagnostics; exit 1"]
+    out = t.translate_markdown(text, lambda m: f"<<{m}>>")
+    assert "pairs = zip(a, b)  # <<the i-th call gets it>>\n" in out
+    assert "keel-lab assemble s.sse   # <<calls, diagnostics; exit 1>>\n" in out
+    assert 'x = "#  no comment"' in out and '{"a": "# not one either"}' in out
+
+
 def test_a_code_cell_translation_keeps_the_code_and_refuses_what_breaks_it():
     zh = {"your letter, A to F": "你的字母，A 到 F", "protocol form:": "协议形式：",
           "{n} events; cancelled after {n - 1}": "{n} 个事件；在第 {n - 1} 个后取消"}
