@@ -98,8 +98,3 @@ def cache_clear() -> None:
     """Forget every data set read so far, in every language (tests swap the data's folder)."""
     for cached in (_load, _incidents, _services):
         cached.cache_clear()
-
-
-# The public readers' caches live in the per-language functions; clearing any clears them all.
-for _reader in (load, incidents, services):
-    _reader.cache_clear = cache_clear  # type: ignore[union-attr]

@@ -23,6 +23,7 @@ WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).
 SNAPSHOT_NOTE = N_("Saved state of the controls: run this cell in the notebook to move them.")
 
+
 def png(fig: Figure) -> bytes:
     """The figure as PNG bytes with no varying metadata, so saved outputs reproduce exactly."""
     buffer = io.BytesIO()

@@ -26,12 +26,10 @@ def test_every_service_with_logs_has_log_lines():
 @pytest.fixture
 def empty_install(tmp_path, monkeypatch):
     """`keel_lab/data` as an install that lost its package data; caches cleared around it."""
-    for cached in (data.load, data.incidents, data.services):
-        cached.cache_clear()
+    data.cache_clear()
     monkeypatch.setattr(data, "root", lambda: tmp_path)
     yield tmp_path
-    for cached in (data.load, data.incidents, data.services):
-        cached.cache_clear()
+    data.cache_clear()
 
 
 def test_a_missing_data_set_is_an_incomplete_install(empty_install):
