@@ -14,25 +14,65 @@ first cell does).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+import re
+import string
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import IO
-
-from keel_lab.core.errors import LabError
+from typing import IO, Any
 
 ENV = "KEEL_LAB_LANG"
 DOMAIN = "keel_lab"
-LOCALES: dict[str, str | None] = {"en": None, "zh": "zh_CN"}  # option -> catalog (None: source)
+# option -> catalog (None: the English source). "qps" is the pseudo-locale (Windows' qps-ploc):
+# every message turned to nonsense with its placeholders kept, so a test sees whether any code
+# decides by reading a message instead of its code.
+LOCALES: dict[str, str | None] = {"en": None, "zh": "zh_CN", "qps": "qps"}
+
+
+@dataclass(frozen=True)
+class Said:
+    """A message by its kind: `code` is what code decides and groups by (stable across languages
+    and wordings), `params` what it is about; the text is rendered from them, in the learner's
+    language, only where it is shown (`str`)."""
+
+    code: str
+    template: str  # the English source, marked N_() where it is written
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return _(self.template).format(**self.params)
+
+
+class LabError(Exception):
+    """Bad input from a learner or practitioner: the CLI prints it, it never becomes a traceback.
+    `code` says which mistake (decisions read it), `params` which call and what is wrong; the
+    message is rendered from them in the learner's language when shown."""
+
+    def __init__(self, code: str, template: str, /, **params: Any) -> None:
+        super().__init__(code)
+        self.said = Said(code, template, params)
+
+    @property
+    def code(self) -> str:
+        return self.said.code
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        return self.said.params
+
+    def __str__(self) -> str:
+        return str(self.said)
 
 _chosen: str | None = None  # set_language's choice; None: the environment's
 
 
 def _checked(code: str, where: str) -> str:
     if code not in LOCALES:
-        raise LabError(f"{where}: unknown language {code!r}; choose one of "
-                       + ", ".join(LOCALES))
+        raise LabError("unknown_language", N_("{where}: unknown language {code!r}; choose one of "
+                                              "{choices}"),
+                       where=where, code=code, choices=", ".join(("en", "zh")))
     return code
 
 
@@ -83,14 +123,38 @@ def catalog(locale: str) -> dict[str, str]:
         with path.open("rb") as f:
             return translations(f, locale)
     except OSError as exc:
-        raise LabError(f"{path}: the {locale} catalog is missing - an incomplete install "
-                       "(reinstall keel-lab)") from exc
+        raise LabError("catalog_missing", N_("{path}: the {locale} catalog is missing - an "
+                                             "incomplete install (reinstall keel-lab)"),
+                       path=path, locale=locale) from exc
 
 
 def _(message: str) -> str:
     """`message` in the current language; English without a (non-fuzzy) translation."""
-    locale = LOCALES[language()]
+    # an unknown language is refused where it is chosen; its own error is shown in English
+    locale = LOCALES.get(_chosen or os.environ.get(ENV) or "en")
+    if locale == "qps":
+        return pseudo(message)
     return message if locale is None else catalog(locale).get(message, message)
+
+
+_WORD = re.compile(r"[A-Za-z]+")
+
+
+def pseudo(message: str) -> str:
+    """`message` in the pseudo-locale: every run of letters outside a placeholder reversed and
+    bracketed, so no English phrase survives, while `{placeholders}` and the text's shape do."""
+    parts = []
+    try:
+        pieces = list(string.Formatter().parse(message))
+    except ValueError:  # a lone brace: a message never formatted
+        return "\u27e6" + _WORD.sub(lambda m: m.group()[::-1].swapcase(), message) + "\u27e7"
+    for literal, name, spec, conversion in pieces:
+        parts.append(_WORD.sub(lambda m: m.group()[::-1].swapcase(), literal)
+                     .replace("{", "{{").replace("}", "}}"))
+        if name is not None:
+            parts.append("{" + name + (f"!{conversion}" if conversion else "")
+                         + (f":{spec}" if spec else "") + "}")
+    return "\u27e6" + "".join(parts) + "\u27e7"
 
 
 def N_(message: str) -> str:

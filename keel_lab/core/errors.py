@@ -1,5 +1,6 @@
-"""The one exception type for a user's mistake: the CLI prints it, it never becomes a traceback."""
+"""The one exception type for a user's mistake, and the coded message it carries (defined with
+the package's messages, `keel_lab.i18n`, which renders them in the learner's language)."""
 
+from keel_lab.i18n import LabError, Said
 
-class LabError(Exception):
-    """Bad input from a learner or practitioner; the message says which call and what is wrong."""
+__all__ = ["LabError", "Said"]
