@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 # The folders of a checkout the course's tools read and write, relative to its root:
 FOLDERS = {
@@ -43,7 +44,8 @@ class Checkout:
         """The checkout at `root`; `LabError` when it has no solution notebooks' folder."""
         checkout = cls(root.resolve())
         if not checkout.solutions.is_dir():
-            raise LabError(f"{checkout.root} is not a keel-lab checkout (no notebooks/solutions/)")
+            raise LabError("not_a_checkout", N_("{root} is not a keel-lab checkout (no "
+                                                "notebooks/solutions/)"), root=checkout.root)
         return checkout
 
     def edition(self, language: str) -> Path:

@@ -21,6 +21,7 @@ from keel_course.classroom.command import run as run_classroom
 from keel_lab.cli import WIDTH, bounded, json_text, run
 from keel_lab.core.errors import LabError
 from keel_lab.core.tables import printable
+from keel_lab.i18n import N_
 
 
 def _seconds(text: str) -> float:
@@ -123,8 +124,10 @@ def _nbgrader(args: argparse.Namespace) -> int:
             print(printable(finding))
         blocked = len({f.path for f in findings if f.blocking})
         if blocked:
-            raise LabError(f"{blocked} of {count} submitted notebooks cannot be autograded by "
-                           "nbgrader as they are (listed above, each with what to do)")
+            raise LabError("not_autogradable", N_("{blocked} of {count} submitted notebooks "
+                                                  "cannot be autograded by nbgrader as they are "
+                                                  "(listed above, each with what to do)"),
+                           blocked=blocked, count=count)
         print(f"{count} submitted notebooks: nbgrader can autograde them all")
         return 0
     for path in layout_course(Checkout.at(args.checkout), args.dir, args.chapters):

@@ -36,6 +36,7 @@ from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
 from keel_lab.course.checks.check import POINTS
+from keel_lab.i18n import N_
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
@@ -184,12 +185,14 @@ def solution_paths(checkout: Checkout, names: Sequence[str] = ()) -> list[Path]:
     contains one of them. `LabError` when there are none, or a name matches no chapter."""
     paths = sorted(checkout.solutions.glob("*.ipynb"))
     if not paths:
-        raise LabError(f"no solution notebooks in {checkout.solutions}: give a checkout of "
-                       "the keel-lab repository")
+        raise LabError("no_solutions", N_("no solution notebooks in {folder}: give a checkout "
+                                          "of the keel-lab repository"),
+                       folder=checkout.solutions)
     unknown = [n for n in names if not any(n in p.name for p in paths)]
     if unknown:
-        raise LabError(f"no chapter matches {unknown[0]!r}; chapters: "
-                       + ", ".join(p.stem for p in paths))
+        raise LabError("chapter_not_found", N_("no chapter matches {name!r}; chapters: "
+                                               "{chapters}"),
+                       name=unknown[0], chapters=", ".join(p.stem for p in paths))
     return [p for p in paths if not names or any(n in p.name for n in names)]
 
 

@@ -11,10 +11,10 @@ The guide is hand-written prose with generated parts between two marks:
 KIND is `overview` (NAME `course`: each chapter's minutes, taken from its class plan in the
 guide, its exercises and their points), `goals` (NAME a chapter: its "After this chapter you
 can" list), `answers` (a chapter's model answers and what their checks print, from the solution
-notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the checks' test
-tables in tests/lab/test_checks*.py with the first hint the check prints for it). A wrong answer is
-compiled from its own source as a notebook cell is, so a hint that names a line counts from the
-answer's first line, as a learner sees it.
+notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the test table in
+tests/lab/ that the exercise table names, `Exercise.wrong_answers`, with the first hint the check
+prints for it). A wrong answer is compiled from its own source as a notebook cell is, so a hint
+that names a line counts from the answer's first line, as a learner sees it.
 
 Every function takes the checkout it reads (`Checkout`): the solution notebooks, the guide
 (`guide_path`) and the test tables (`wrong_answer_tables`) are its files.
@@ -38,22 +38,14 @@ from keel_course.sources import failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import POINTS, VERIFIERS
+from keel_lab.course.exercises import EXERCISES
+from keel_lab.i18n import N_
 
-# Each exercise's table of known-wrong answers: (test module, table name); every entry is
-# (function, a part of the hint the test expects).
+# Each exercise's table of known-wrong answers, as the exercise table names it: (test module,
+# table name); every entry is (function, a part of the hint the test expects).
 WRONG_ANSWERS: dict[str, tuple[str, str]] = {
-    "accumulate": ("test_checks_accumulate", "WRONG"),
-    "answer_all": ("test_checks", "ANSWER_ALL_WRONG"),
-    "count_in_order": ("test_checks_count_in_order", "WRONG"),
-    "pair_results": ("test_checks_pair_results", "WRONG"),
-    "make_batches": ("test_checks", "BATCH_WRONG"),
-    "read_turn": ("test_checks_read_turn", "WRONG"),
-    "is_executable": ("test_checks", "EXECUTABLE_WRONG"),
-    "status_history": ("test_checks_status_history", "WRONG"),
-    "collect_batch": ("test_checks_collect_batch", "WRONG"),
-    "answer_responses": ("test_checks_providers", "WRONG"),
-    "calls_to_resume": ("test_checks_calls_to_resume", "WRONG"),
-}
+    x.name: (module, table) for x in EXERCISES
+    for module, table in [x.wrong_answers.split(":")]}
 
 REGION = re.compile(r"(<!-- generated: (\w+) (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 PLAN = re.compile(r"^### Class plan \((\d+) min\)\n\n(\|.*?)\n\n", re.MULTILINE | re.DOTALL)
@@ -78,7 +70,8 @@ def read_guide(checkout: Checkout) -> str:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.reason if isinstance(exc, UnicodeDecodeError) else exc.strerror or exc
-        raise LabError(f"{path}: cannot read ({reason})") from exc
+        raise LabError("cannot_read", N_("{path}: cannot read ({reason})"),
+                       path=path, reason=reason) from exc
 
 
 def write_guide(checkout: Checkout) -> Path:
@@ -88,7 +81,8 @@ def write_guide(checkout: Checkout) -> Path:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise LabError(f"cannot write {path}: {failure(exc)}") from exc
+        raise LabError("cannot_write", N_("cannot write {path}: {reason}"),
+                       path=path, reason=failure(exc)) from exc
     return path
 
 
@@ -211,8 +205,9 @@ def fresh(tables: Path, module: str) -> ModuleType:
     run's state (a counter a wrong answer advances) changes what its answers print."""
     path = tables / f"{module}.py"
     if not path.is_file():
-        raise LabError(f"{path} is missing: the guide's misconceptions are its table of wrong "
-                       "answers")
+        raise LabError("wrong_answers_missing", N_("{path} is missing: the guide's "
+                                                   "misconceptions are its table of wrong "
+                                                   "answers"), path=path)
     for folder in (tables, tables.parent):  # the tables, and tests/json_fields.py they may use
         if str(folder) not in sys.path:
             sys.path.insert(0, str(folder))
@@ -260,19 +255,22 @@ def generated(checkout: Checkout, kind: str, name: str, guide: str) -> str:
     if kind == "overview":
         return overview(checkout, guide)
     if kind in ("goals", "answers") and name not in chapters(checkout):
-        raise LabError(f"the generated part '{kind} {name}' names no chapter; chapters: "
-                       + ", ".join(chapters(checkout)))
+        raise LabError("part_names_no_chapter", N_("the generated part '{kind} {name}' names "
+                                                   "no chapter; chapters: {chapters}"),
+                       kind=kind, name=name, chapters=", ".join(chapters(checkout)))
     if kind == "goals":
         return "\n".join(f"- {g}" for g in goals(checkout, name))
     if kind == "answers":
         return answers(checkout, name)
     if kind == "misconceptions":
         if name not in WRONG_ANSWERS:
-            raise LabError(f"the generated part '{kind} {name}' names no exercise with a table "
-                           "of wrong answers; exercises: " + ", ".join(WRONG_ANSWERS))
+            raise LabError("part_names_no_exercise", N_("the generated part '{kind} {name}' "
+                                                        "names no exercise with a table of wrong "
+                                                        "answers; exercises: {exercises}"),
+                           kind=kind, name=name, exercises=", ".join(WRONG_ANSWERS))
         return misconceptions(checkout, name)
-    raise LabError(f"unknown generated part {kind!r} (overview, goals, answers or "
-                   "misconceptions)")
+    raise LabError("unknown_part", N_("unknown generated part {kind!r} (overview, goals, "
+                                      "answers or misconceptions)"), kind=kind)
 
 
 def render(checkout: Checkout, guide: str) -> str:

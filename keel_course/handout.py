@@ -52,6 +52,7 @@ from keel_course.pyproject import learner_pyproject
 from keel_course.sources import check_outside, failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
+from keel_lab.i18n import N_
 
 MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may replace it
 MIN_LINE = 32
@@ -160,8 +161,9 @@ def chapters(checkout: Checkout, language: str) -> tuple[list[Path], Path]:
     paths = [folder / "solutions" / p.name for p in english]
     missing = [p for p in [*paths, folder / "glossary.md"] if not p.is_file()]
     if missing:
-        raise LabError(f"{missing[0]} is missing: build the {language} edition with "
-                       "`make notebooks` first")
+        raise LabError("edition_not_built", N_("{path} is missing: build the {language} "
+                                               "edition with `make notebooks` first"),
+                       path=missing[0], language=language)
     return paths, folder / "glossary.md"
 
 
@@ -186,7 +188,9 @@ def build_handout(checkout: Checkout, out: Path, language: str = "en") -> Path:
     searched for solutions. `LabError` for an unknown language, a damaged solution notebook, a
     folder that holds anything a handout did not write, or a leak."""
     if language not in README:
-        raise LabError(f"no handout in language {language!r}; languages: " + ", ".join(README))
+        raise LabError("unknown_handout_language", N_("no handout in language {language!r}; "
+                                                      "languages: {languages}"),
+                       language=language, languages=", ".join(README))
     solutions, glossary = chapters(checkout, language)
     lines = solution_lines({*solution_paths(checkout), *solutions})
     previous = _replaceable(out, checkout)
@@ -198,10 +202,12 @@ def build_handout(checkout: Checkout, out: Path, language: str = "en") -> Path:
             _write(checkout, Path(staging), language, solutions, glossary)
             leaks = find_leaks(Path(staging), lines)
             if leaks:
-                raise LabError(f"the handout would give away a solution: {leaks[0]}")
+                raise LabError("handout_leak", N_("the handout would give away a solution: "
+                                                  "{leak}"), leak=leaks[0])
             _swap(out, previous, Path(staging))
     except OSError as exc:
-        raise LabError(f"cannot write the handout to {out}: {failure(exc)}") from exc
+        raise LabError("handout_unwritable", N_("cannot write the handout to {out}: {reason}"),
+                       out=out, reason=failure(exc)) from exc
     finally:
         if fresh and not (out / MANIFEST).is_file():  # a folder made here that got no handout
             shutil.rmtree(out, ignore_errors=True)
@@ -215,23 +221,27 @@ def _replaceable(out: Path, checkout: Checkout) -> list[Path]:
     check_outside(out, checkout)
     if not out.exists() and not out.is_symlink():
         return []
-    not_handout = f"{out} exists and is not a handout"
     try:
         if not out.is_dir():
-            raise LabError(f"{not_handout}: give a new or empty folder")
+            raise LabError("not_a_handout", N_("{out} exists and is not a handout: give a new "
+                                               "or empty folder"), out=out)
         entries = sorted(out.iterdir())
         if not entries:
             return []
         listed = _listed(_read_manifest(out / MANIFEST))
         if listed is None:
-            raise LabError(f"{not_handout} (it has no {MANIFEST} of one): give a new or empty "
-                           "folder")
+            raise LabError("no_handout_manifest", N_("{out} exists and is not a handout (it "
+                                                     "has no {manifest} of one): give a new or "
+                                                     "empty folder"), out=out, manifest=MANIFEST)
         stray = next((f for f in _files(out) if f not in listed), None)
     except OSError as exc:
-        raise LabError(f"cannot read {out}: {failure(exc)}") from exc
+        raise LabError("folder_unreadable", N_("cannot read {path}: {reason}"),
+                       path=out, reason=failure(exc)) from exc
     if stray is not None:
-        raise LabError(f"{not_handout}: {stray} is not in its {MANIFEST} (move it away, or "
-                       "give a new folder)")
+        raise LabError("stray_in_handout", N_("{out} exists and is not a handout: {stray} is "
+                                              "not in its {manifest} (move it away, or give a "
+                                              "new folder)"), out=out, stray=stray,
+                       manifest=MANIFEST)
     return entries
 
 
@@ -308,7 +318,8 @@ def student_requirements(requirements: str) -> str:
             pinned[name.group(0).lower()] = spec
     missing = [p for p in STUDENT_PACKAGES if p not in pinned]
     if missing:
-        raise LabError(f"requirements.txt has no line for {missing[0]}")
+        raise LabError("requirement_missing", N_("requirements.txt has no line for {package}"),
+                       package=missing[0])
     return ("# What the course needs; install with the package itself:\n"
             "#   pip install -r requirements.txt .\n"
             + "".join(pinned[p] + "\n" for p in STUDENT_PACKAGES))
@@ -332,7 +343,8 @@ def zip_handout(folder: Path) -> Path:
         partial.replace(target)
     except OSError as exc:
         partial.unlink(missing_ok=True)
-        raise LabError(f"cannot write {target}: {failure(exc)}") from exc
+        raise LabError("cannot_write", N_("cannot write {path}: {reason}"),
+                       path=target, reason=failure(exc)) from exc
     return target
 
 
@@ -355,8 +367,9 @@ def check_zip(folder: Path) -> Path:
             RuntimeError, KeyError):  # not a zip, or one zipfile cannot read
         listed = None
     if listed is None or names != {prefix + f for f in listed}:
-        raise LabError(f"{target} exists and is not a zip of a handout: move it away, or give "
-                       "another OUT")
+        raise LabError("not_a_handout_zip", N_("{target} exists and is not a zip of a "
+                                               "handout: move it away, or give another OUT"),
+                       target=target)
     return named
 
 

@@ -108,8 +108,8 @@ def serve(folder: Path, options: Sequence[str] = ()) -> int:
     The terminal's Ctrl-C reaches JupyterLab itself (same process group), which asks before it
     stops; this process only waits, and passes a SIGTERM or SIGHUP on to it."""
     if not folder.is_dir():
-        raise LabError(_("{folder} is not a folder: `make lab` makes the learner's copy "
-                         "first").format(folder=folder))
+        raise LabError("not_a_folder", N_("{folder} is not a folder: `make lab` makes the "
+                                          "learner's copy first"), folder=folder)
     config = learner_config()
     with tempfile.TemporaryDirectory(prefix="keel-lab-jupyter-") as private:
         print(_("JupyterLab on {folder}/: open the http://127.0.0.1 URL it prints below. "
@@ -118,8 +118,8 @@ def serve(folder: Path, options: Sequence[str] = ()) -> int:
             config.write(Path(private))
             lab = subprocess.Popen(command(folder, options), env=environment(Path(private)))
         except OSError as exc:
-            raise LabError(_("cannot start JupyterLab: {reason}").format(
-                reason=failure(exc))) from exc
+            raise LabError("lab_not_started", N_("cannot start JupyterLab: {reason}"),
+                           reason=failure(exc)) from exc
 
         def forward(signum: int, _frame: FrameType | None) -> None:
             lab.send_signal(signum)

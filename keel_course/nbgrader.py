@@ -51,6 +51,7 @@ from keel_course.sources import check_outside, failure, reading
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.course.cells import function_name, source, tags
+from keel_lab.i18n import N_
 from keel_lab.providers.streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
@@ -88,7 +89,9 @@ def nbgrader_source(solution: Notebook) -> Notebook:
             continue
         if "check" in kind:
             if n not in graded:
-                raise LabError(f"exercise {exercise!r} has no points in checks.check.POINTS")
+                raise LabError("exercise_without_points", N_("exercise {exercise!r} has no "
+                                                             "points in checks.check.POINTS"),
+                               exercise=exercise)
             cell["source"] = learner[n]["source"]
         meta = graded.get(n) or nbgrader_metadata(str(cell.get("id") or f"cell-{n}"),
                                                   locked=True)
@@ -108,8 +111,9 @@ def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> 
     check_outside(root, checkout)
     config = root / "nbgrader_config.py"
     if config.is_symlink() and not config.exists():
-        raise LabError(f"{config} is a link to a missing file: remove it, or point it at your "
-                       "nbgrader settings")
+        raise LabError("dangling_config", N_("{config} is a link to a missing file: remove it, "
+                                             "or point it at your nbgrader settings"),
+                       config=config)
     chosen = solution_paths(checkout, names)
     sources, texts = {}, {}
     for path in solution_paths(checkout):
@@ -134,7 +138,9 @@ def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> 
             config.write_text(CONFIG, encoding="utf-8")
             written.append(config)
     except OSError as exc:
-        raise LabError(f"cannot write the nbgrader course to {root}: {failure(exc)}") from exc
+        raise LabError("course_unwritable", N_("cannot write the nbgrader course to {root}: "
+                                               "{reason}"), root=root, reason=failure(exc)
+                       ) from exc
     return written
 
 
@@ -193,17 +199,24 @@ def check_submissions(root: Path, names: Sequence[str] = ()) -> tuple[int, list[
     submitted = root / "submitted"
     try:
         if not submitted.is_dir():
-            raise LabError(f"{submitted} is not a folder: nothing was submitted yet (run "
-                           "`nbgrader collect`, or copy each notebook to "
-                           "submitted/<student>/<chapter>/<chapter>.ipynb)")
+            raise LabError("nothing_submitted", N_("{submitted} is not a folder: nothing was "
+                                                   "submitted yet (run `nbgrader collect`, or "
+                                                   "copy each notebook to "
+                                                   "submitted/<student>/<chapter>/<chapter>.ipynb)"),
+                           submitted=submitted)
         folders = [a for s in _folders(submitted) for a in _folders(s)
                    if not names or any(n in a.name for n in names)]
         if not folders:
-            raise LabError(f"no submission in {submitted}" + (
-                f" of an assignment matching {', '.join(map(repr, names))}" if names else ""))
+            if names:
+                raise LabError("no_matching_submission", N_("no submission in {submitted} of an "
+                                                            "assignment matching {names}"),
+                               submitted=submitted, names=", ".join(map(repr, names)))
+            raise LabError("no_submission", N_("no submission in {submitted}"),
+                           submitted=submitted)
         return _check(root, folders)
     except OSError as exc:
-        raise LabError(f"cannot read the course in {root}: {failure(exc)}") from exc
+        raise LabError("course_unreadable", N_("cannot read the course in {root}: {reason}"),
+                       root=root, reason=failure(exc)) from exc
 
 
 def _folders(folder: Path) -> list[Path]:
@@ -252,11 +265,14 @@ def _expected(path: Path) -> dict[str, Expected]:
     try:
         return expected_cells(read_notebook(path))
     except OSError as exc:
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("cannot_read", N_("{path}: cannot read ({reason})"),
+                       path=path, reason=exc.strerror or exc) from exc
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
-        raise LabError(f"{path} is not a source notebook `keel-course nbgrader` wrote "
-                       f"({type(exc).__name__}): lay the course out again and rerun `nbgrader "
-                       "generate_assignment`") from exc
+        raise LabError("not_a_source_notebook", N_("{path} is not a source notebook "
+                                                   "`keel-course nbgrader` wrote ({error}): lay "
+                                                   "the course out again and rerun `nbgrader "
+                                                   "generate_assignment`"),
+                       path=path, error=type(exc).__name__) from exc
 
 
 def expected_cells(source_nb: Notebook) -> dict[str, Expected]:

@@ -10,7 +10,7 @@ from typing import Any
 import tomlkit
 
 COURSE = "keel_course"
-COURSE_EXTRAS = ("classroom", "nbgrader")  # what only keel-course's commands import
+COURSE_EXTRAS = ("classroom", "nbgrader", "instructor")  # what only keel-course's commands import
 
 
 def learner_pyproject(text: str) -> str:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 
 def check_outside(folder: Path, checkout: Checkout) -> None:
@@ -20,11 +21,13 @@ def check_outside(folder: Path, checkout: Checkout) -> None:
     try:
         where = folder.resolve()
     except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python 3.11)
-        raise LabError(f"{folder}: cannot tell where it is ({exc})") from exc
+        raise LabError("unresolvable_folder", N_("{folder}: cannot tell where it is ({reason})"),
+                       folder=folder, reason=exc) from exc
     inside = [d for d in checkout.sources if where.is_relative_to(d)]
     if inside:
-        raise LabError(f"{folder} is inside {inside[0]}: give a folder outside the course's "
-                       "sources")
+        raise LabError("inside_sources", N_("{folder} is inside {source}: give a folder outside "
+                                            "the course's sources"),
+                       folder=folder, source=inside[0])
 
 
 @contextmanager
@@ -34,11 +37,14 @@ def reading(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("cannot_read", N_("{path}: cannot read ({reason})"),
+                       path=path, reason=exc.strerror or exc) from exc
     except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError,
             SyntaxError) as exc:  # not JSON, or cells of the wrong shape
-        raise LabError(f"{path} is not a notebook the course can read ({type(exc).__name__}); "
-                       "restore it, or rebuild it with `make notebooks`") from exc
+        raise LabError("unreadable_notebook", N_("{path} is not a notebook the course can read "
+                                                 "({error}); restore it, or rebuild it with "
+                                                 "`make notebooks`"),
+                       path=path, error=type(exc).__name__) from exc
 
 
 def failure(exc: OSError) -> str:

@@ -41,6 +41,7 @@ from keel_course.editions import (
 )
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source
+from keel_lab.i18n import N_
 
 Translate = Callable[[str], str]
 
@@ -289,14 +290,17 @@ def translate_code(code: str, tr: Translate, where: str = "a code cell") -> str:
         if new == unit.text:
             continue
         if sorted(_FIELD.findall(unit.text)) != sorted(_FIELD.findall(new)):
-            raise LabError(f"{where}: the translation of {unit.text!r} changes its {{fields}}")
+            raise LabError("translation_changes_fields", N_("{where}: the translation of "
+                                                           "{text!r} changes its {{fields}}"),
+                           where=where, text=unit.text)
         out = out[:unit.start] + new + out[unit.end:]
     try:
         ast.parse(out)
     except SyntaxError as exc:
         ast.parse(code)  # the English itself does not parse: not the translation's fault
-        raise LabError(f"{where}: a translation breaks the code at line {exc.lineno}: "
-                       f"{(exc.text or '').strip()}") from None
+        raise LabError("translation_breaks_code", N_("{where}: a translation breaks the code "
+                                                     "at line {line}: {text}"),
+                       where=where, line=exc.lineno, text=(exc.text or "").strip()) from None
     return out
 
 
@@ -346,8 +350,10 @@ def reuse_outputs(new: Notebook, saved: Notebook, name: str) -> Notebook:
             continue
         was = old.get(cell.get("id"))
         if was is None or source(was) != source(cell):
-            raise LabError(f"{name}: code cell {cell.get('id')} changed since the translated "
-                           "edition was executed; build it without --editions-only")
+            raise LabError("code_cell_changed", N_("{name}: code cell {cell} changed since the "
+                                                   "translated edition was executed; build it "
+                                                   "without --editions-only"),
+                           name=name, cell=cell.get("id"))
         cell["outputs"], cell["execution_count"] = was["outputs"], was["execution_count"]
     return out
 
@@ -420,9 +426,11 @@ def read_catalog(path: Path, locale: str | None = None) -> Any:
         with path.open("rb") as f:
             cat = read_po(f, locale=locale, abort_invalid=True)
     except OSError as exc:
-        raise LabError(f"{path}: cannot read the catalog ({exc.strerror or exc})") from exc
+        raise LabError("catalog_unreadable", N_("{path}: cannot read the catalog ({reason})"),
+                       path=path, reason=exc.strerror or exc) from exc
     except Exception as exc:  # Babel's PoFileError and whatever a damaged file raises
-        raise LabError(f"{path}: not a readable gettext catalog ({exc})") from exc
+        raise LabError("not_a_catalog", N_("{path}: not a readable gettext catalog ({reason})"),
+                       path=path, reason=exc) from exc
     for m in cat:
         _previous(m)
     return cat
@@ -589,8 +597,9 @@ def extract(checkout: Checkout, pot_dir: Path) -> dict[str, int]:
 
 def catalog_path(language: str, name: str, locale_dir: Path) -> Path:
     if language not in LOCALES:
-        raise LabError(f"no catalogs for language {language!r}; translated editions: "
-                       + ", ".join(LOCALES))
+        raise LabError("unknown_catalog_language", N_("no catalogs for language {language!r}; "
+                                                      "translated editions: {languages}"),
+                       language=language, languages=", ".join(LOCALES))
     return locale_dir / LOCALES[language] / "LC_MESSAGES" / f"{name}.po"
 
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from keel_course.sources import failure
 from keel_lab.cli import FilledHelpFormatter
 from keel_lab.core.errors import LabError
-from keel_lab.i18n import _, speaking
+from keel_lab.i18n import N_, _, speaking
 
 CHAPTERS = "[0-9][0-9]*_*.ipynb"  # a chapter NN_name.ipynb or a deeper notebook NNa_name.ipynb
 COMPANIONS = ("glossary.md",)  # beside the chapters, copied when missing, never overwritten
@@ -79,13 +79,13 @@ def edition_folders(notebooks: Path, workspace: Path, language: str) -> tuple[Pa
         edition, folder = notebooks, workspace
     else:
         if not language or any(c in language for c in "/\\.") or language != language.strip():
-            raise LabError(_("{language} is not a language code (en, zh, ...)").format(
-                language=repr(language)))
+            raise LabError("not_a_language_code", N_("{language} is not a language code (en, "
+                                                     "zh, ...)"), language=repr(language))
         edition, folder = notebooks / language, workspace / language
     if not chapters(edition):
-        raise LabError(_("no learner edition in language {language}: {edition}/ has no "
-                         "chapters (NN_name.ipynb)").format(language=repr(language),
-                                                           edition=edition))
+        raise LabError("no_learner_edition", N_("no learner edition in language {language}: "
+                                                "{edition}/ has no chapters (NN_name.ipynb)"),
+                       language=repr(language), edition=edition)
     return edition, folder
 
 
@@ -95,8 +95,8 @@ def prepare(edition: Path, folder: Path) -> Prepared:
     never overwritten."""
     sources = chapters(edition)
     if not sources:
-        raise LabError(_("{edition}/ has no chapters (NN_name.ipynb) to copy").format(
-            edition=edition))
+        raise LabError("no_chapters", N_("{edition}/ has no chapters (NN_name.ipynb) to copy"),
+                       edition=edition)
     created = not folder.exists()
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -110,8 +110,8 @@ def prepare(edition: Path, folder: Path) -> Prepared:
             elif target.read_bytes() != source.read_bytes():
                 _write(target, source.read_bytes())
                 updated.append(target)
-    except OSError as exc:
-        raise LabError(failure(exc)) from exc
+    except OSError as exc:  # the system's words, naming the file; the caller says what failed
+        raise LabError("cannot_prepare", "{reason}", reason=failure(exc)) from exc
     return Prepared(folder, created, added, updated)
 
 
@@ -134,18 +134,21 @@ def find_chapter(edition: Path, chapter: str) -> Path:
     names = chapters(edition)
     listed = ", ".join(p.stem for p in names)
     if not given:
-        raise LabError(_("no chapter given: name one by its number or a part of its file "
-                         "name, e.g. CHAPTER=04 ({chapters})").format(chapters=listed))
+        raise LabError("no_chapter_given", N_("no chapter given: name one by its number or a "
+                                              "part of its file name, e.g. CHAPTER=04 "
+                                              "({chapters})"), chapters=listed)
     if (number := _number(given)) is not None:
         found = [p for p in names if _number(p.name.split("_", 1)[0]) == number]
     else:
         found = [p for p in names if given.casefold() in p.name.casefold()]
     if not found:
-        raise LabError(_("no chapter matches {given}: give its number or a part of its file "
-                         "name ({chapters})").format(given=repr(given), chapters=listed))
+        raise LabError("no_chapter_matches", N_("no chapter matches {given}: give its number "
+                                                "or a part of its file name ({chapters})"),
+                       given=repr(given), chapters=listed)
     if len(found) > 1:
-        raise LabError(_("{given} matches {n} chapters ({chapters}): give its number").format(
-            given=repr(given), n=len(found), chapters=", ".join(p.stem for p in found)))
+        raise LabError("chapter_ambiguous", N_("{given} matches {n} chapters ({chapters}): "
+                                               "give its number"),
+                       given=repr(given), n=len(found), chapters=", ".join(p.stem for p in found))
     return found[0]
 
 
@@ -167,8 +170,8 @@ def restore(edition: Path, folder: Path, chapter: str, now: datetime | None = No
             folder.mkdir(parents=True, exist_ok=True)
             _write(target, start)
     except OSError as exc:
-        raise LabError(_("cannot restore {chapter}: {reason}").format(
-            chapter=target, reason=failure(exc))) from exc
+        raise LabError("cannot_restore", N_("cannot restore {chapter}: {reason}"),
+                       chapter=target, reason=failure(exc)) from exc
     return Restored(target, backup, mine != start)
 
 

@@ -11,7 +11,6 @@ import argparse
 import contextlib
 import json
 import os
-import re
 import sys
 import textwrap
 from collections import Counter
@@ -20,10 +19,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from keel_lab.core.errors import LabError
-from keel_lab.core.tables import printable, width_of
+from keel_lab.core.tables import printable, width_of, wrap
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.experiments.report import Report
-from keel_lab.i18n import N_, _
+from keel_lab.i18n import N_, _, ngettext
 from keel_lab.providers.formats import ALIASES, HISTORY_FORMATS, STREAM_FORMATS
 
 
@@ -93,46 +92,7 @@ def _fill(text: str, width: int, indent: str = "") -> str:
     """`text` filled to `width` cells, each line after `indent`: as `textwrap` fills English."""
     if width_of(text) == len(text):
         return textwrap.fill(text, width, initial_indent=indent, subsequent_indent=indent)
-    return "\n".join(indent + line for line in wrap_cells(text, width - len(indent)))
-
-
-_TOKENS = re.compile(r"\s+|[^\s\u1100-\uffff]+|.")  # spaces, a narrow word, one wide character
-# the Chinese punctuation that never begins a line (comma, full stop, colons, closing marks),
-# and the opening marks that never end one
-_NO_LINE_START = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u300b\u300d\u300f\uff01\uff1f\u2026")
-_NO_LINE_END = set("\uff08\u300a\u300c\u300e")
-
-
-def wrap_cells(text: str, width: int) -> list[str]:
-    """`text` (Chinese, or Chinese and English) in lines of at most `width` display cells:
-    broken at a space or between two Chinese characters, never inside an English word, before
-    a closing Chinese punctuation mark or after an opening one (a word longer than a line
-    overflows it)."""
-    lines: list[str] = []
-    line: list[str] = []
-    used = 0
-    for token in _TOKENS.findall(" ".join(text.split())):
-        cells = width_of(token)
-        if token == " ":
-            if line and used + 1 < width:
-                line.append(token)
-                used += 1
-            elif line:  # a break: the space goes with it
-                lines.append("".join(line).rstrip())
-                line, used = [], 0
-            continue
-        if line and used + cells > width:
-            carried = [line.pop()] if token in _NO_LINE_START and len(line) > 1 else []
-            while len(line) > 1 and line[-1] in _NO_LINE_END:
-                carried.insert(0, line.pop())
-            lines.append("".join(line).rstrip())
-            line = [t for t in carried if t != " "]
-            used = sum(map(width_of, line))
-        line.append(token)
-        used += cells
-    if line or not lines:
-        lines.append("".join(line).rstrip())
-    return lines
+    return "\n".join(indent + line for line in wrap(text, width - len(indent)))
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -143,7 +103,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _split_lines(self, text: str, width: int) -> list[str]:
         if width_of(text) == len(text):
             return super()._split_lines(text, width)
-        return wrap_cells(text, width)
+        return wrap(text, width)
 
 
 class FilledHelpFormatter(HelpFormatter):
@@ -160,7 +120,7 @@ def _listed(name: str, summary: str) -> str:
     wrapped to 79 cells under itself; an English one kept whole, as it always was)."""
     if width_of(summary) == len(summary):
         return f"  {name:<13} {summary}"
-    return f"  {name:<13} " + f"\n{' ' * 16}".join(wrap_cells(summary, 79 - 16))
+    return f"  {name:<13} " + f"\n{' ' * 16}".join(wrap(summary, 79 - 16))
 
 
 def _formats(formats: Sequence[str]) -> str:
@@ -416,8 +376,8 @@ def json_text(value: object) -> str:
     try:
         return json.dumps(value, allow_nan=False)
     except ValueError as exc:
-        raise LabError(_("the result cannot be written as JSON: {reason}").format(
-            reason=exc)) from exc
+        raise LabError("not_json_output", N_("the result cannot be written as JSON: {reason}"),
+                       reason=exc) from exc
 
 
 def _experiments(args: argparse.Namespace) -> int:
@@ -428,8 +388,8 @@ def _experiments(args: argparse.Namespace) -> int:
         try:
             args.out.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise LabError(_("cannot write plots to {folder}: {reason}").format(
-                folder=args.out, reason=exc.strerror)) from exc
+            raise LabError("unwritable_folder", N_("cannot write plots to {folder}: {reason}"),
+                           folder=args.out, reason=exc.strerror) from exc
     params = Params(args.trials, args.calls, args.seed)
     for name in names:
         experiment = EXPERIMENTS[name]
@@ -464,7 +424,7 @@ def _record(args: argparse.Namespace) -> int:
     try:
         saved = record(request, args.file, _note if args.verbose else None)
     except RecordFailed as exc:
-        raise Unavailable(str(exc)) from None
+        raise Unavailable(exc.code, exc.said.template, **exc.params) from None
     _note(printable(_("recorded {size} bytes to {path}").format(size=saved.size,
                                                                  path=saved.path)))
     return _assemble(argparse.Namespace(file=saved.path, format=request.format, json=args.json))
@@ -483,10 +443,11 @@ def _validate(args: argparse.Namespace) -> int:
     problems = validate_conversation(messages, fmt)
     if args.json:
         print(json_text({"valid": not problems, "problems": [
-            {"message": p.message, "ids": list(p.ids)} for p in problems]}))
+            {"message": p.message, "ids": list(p.ids), "code": p.kind} for p in problems]}))
     else:
         verdict = (_("{file}: {format} conversation, valid") if not problems else
-                   _("{file}: {format} conversation, {n} problem(s)"))
+                   ngettext("{file}: {format} conversation, {n} problem",
+                            "{file}: {format} conversation, {n} problems", len(problems)))
         print(printable(verdict.format(file=args.file, format=fmt, n=len(problems))))
         said = Counter(p.message for p in problems)  # the same text at two places: once
         for message, times in said.items():  # ids come from the file: escape what a terminal
@@ -516,8 +477,8 @@ def _save_plot(report: Report, out: Path) -> None:
     try:
         fig.savefig(path, metadata={"Software": None})
     except OSError as exc:
-        raise LabError(_("cannot write {path}: {reason}").format(
-            path=path, reason=exc.strerror or exc)) from exc
+        raise LabError("unwritable_plot", N_("cannot write {path}: {reason}"),
+                       path=path, reason=exc.strerror or exc) from exc
     print(_("plot: {path}").format(path=path), file=sys.stderr)
 
 

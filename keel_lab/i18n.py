@@ -4,19 +4,21 @@
 English is the source: a message is marked `_("...")` where it is used, and `N_("...")` where it
 is defined at import time (a module constant) and translated where it is shown. A message with
 placeholders is translated as a template, then formatted: `_("{n} of {total}").format(...)`, so
-one catalog entry serves every value. The catalog is the gettext `.po` file shipped in
-`keel_lab/locale/` (read with Babel, nothing compiled to keep in step); a message it lacks, or
-marks fuzzy because its English changed, falls back to English. The language is `KEEL_LAB_LANG`
-(`en` or `zh`), `en` when unset; `set_language` changes it for the process (a Chinese notebook's
-first cell does).
+one catalog entry serves every value; a message whose words depend on a count is marked
+`ngettext(singular, plural, n)`, and each language picks its form by its own rule. The catalog
+is the gettext `.po` file shipped in `keel_lab/locale/` (read with Babel, nothing compiled to
+keep in step); a message it lacks, or marks fuzzy because its English changed, falls back to
+English. The language is `KEEL_LAB_LANG` (`en` or `zh`), `en` when unset; `set_language`
+changes it for the process (a Chinese notebook's first cell does).
 """
 
 from __future__ import annotations
 
+import gettext
 import os
 import re
 import string
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -106,17 +108,34 @@ def language() -> str:
     return _checked(os.environ.get(ENV) or "en", ENV)
 
 
-def translations(po: IO[bytes], locale: str) -> dict[str, str]:
-    """English -> translation for every translated, non-fuzzy message of a `.po` file."""
+class Translations(dict[str, str]):
+    """A catalog as read: English -> translation, what `_` looks up; `plurals` holds its plural
+    entries, (singular, plural) English -> the translation's forms, and `form(n)` says which
+    form a count takes (the catalog's Plural-Forms rule: Chinese has one form)."""
+
+    def __init__(self, texts: dict[str, str],
+                 plurals: dict[tuple[str, str], tuple[str, ...]],
+                 form: Callable[[int], int]) -> None:
+        super().__init__(texts)
+        self.plurals, self.form = plurals, form
+
+
+def translations(po: IO[bytes], locale: str) -> Translations:
+    """Every translated, non-fuzzy message of a `.po` file (a plural entry only when all its
+    forms are translated)."""
     from babel.messages.pofile import read_po  # only a translated session pays for Babel
 
-    return {m.id: m.string for m in read_po(po, locale=locale, domain=DOMAIN)
-            if isinstance(m.id, str) and m.id and isinstance(m.string, str) and m.string
-            and not m.fuzzy}
+    read = read_po(po, locale=locale, domain=DOMAIN)
+    done = [m for m in read if m.id and m.string and not m.fuzzy]
+    return Translations(
+        {m.id: m.string for m in done if isinstance(m.id, str) and isinstance(m.string, str)},
+        {(m.id[0], m.id[1]): tuple(m.string) for m in done
+         if isinstance(m.id, tuple) and isinstance(m.string, tuple) and all(m.string)},
+        gettext.c2py(read.plural_expr))
 
 
 @cache
-def catalog(locale: str) -> dict[str, str]:
+def catalog(locale: str) -> Translations:
     """The shipped catalog of `locale`, read once."""
     path = resources.files("keel_lab") / "locale" / locale / "LC_MESSAGES" / f"{DOMAIN}.po"
     try:
@@ -128,29 +147,55 @@ def catalog(locale: str) -> dict[str, str]:
                        path=path, locale=locale) from exc
 
 
+def _locale() -> str | None:
+    # an unknown language is refused where it is chosen; its own error is shown in English
+    return LOCALES.get(_chosen or os.environ.get(ENV) or "en")
+
+
 def _(message: str) -> str:
     """`message` in the current language; English without a (non-fuzzy) translation."""
-    # an unknown language is refused where it is chosen; its own error is shown in English
-    locale = LOCALES.get(_chosen or os.environ.get(ENV) or "en")
+    locale = _locale()
     if locale == "qps":
         return pseudo(message)
     return message if locale is None else catalog(locale).get(message, message)
 
 
-_WORD = re.compile(r"[A-Za-z]+")
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a message that the count `n` takes, in the current language: English's
+    singular for n == 1, else its plural; a catalog's by its own rule. Format it after, as
+    with `_`: `ngettext("{n} call", "{n} calls", n).format(n=n)`."""
+    english = singular if n == 1 else plural
+    locale = _locale()
+    if locale == "qps":
+        return pseudo(english)
+    if locale is None:
+        return english
+    found = catalog(locale)
+    forms = found.plurals.get((singular, plural))
+    return forms[min(found.form(n), len(forms) - 1)] if forms else english
+
+
+# A run of letters, unless it is what every translation keeps as it is (the Chinese catalog's
+# test asks it to): code in backticks, or an identifier - a word with a digit or an underscore
+# (INC-001, tool_call_id).
+_WORD = re.compile(r"(`[^`]*`|[\w-]*[\d_][\w-]*)|[A-Za-z]+")
+
+
+def _garbled(text: str) -> str:
+    return _WORD.sub(lambda m: m.group(1) or m.group()[::-1].swapcase(), text)
 
 
 def pseudo(message: str) -> str:
-    """`message` in the pseudo-locale: every run of letters outside a placeholder reversed and
-    bracketed, so no English phrase survives, while `{placeholders}` and the text's shape do."""
+    """`message` in the pseudo-locale: every run of letters outside a placeholder, code or an
+    identifier reversed, and the whole bracketed, so no English phrase survives, while
+    `{placeholders}`, what a translation keeps and the text's shape do."""
     parts = []
     try:
         pieces = list(string.Formatter().parse(message))
     except ValueError:  # a lone brace: a message never formatted
-        return "\u27e6" + _WORD.sub(lambda m: m.group()[::-1].swapcase(), message) + "\u27e7"
+        return "\u27e6" + _garbled(message) + "\u27e7"
     for literal, name, spec, conversion in pieces:
-        parts.append(_WORD.sub(lambda m: m.group()[::-1].swapcase(), literal)
-                     .replace("{", "{{").replace("}", "}}"))
+        parts.append(_garbled(literal).replace("{", "{{").replace("}", "}}"))
         if name is not None:
             parts.append("{" + name + (f"!{conversion}" if conversion else "")
                          + (f":{spec}" if spec else "") + "}")

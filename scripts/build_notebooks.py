@@ -39,6 +39,7 @@ from keel_course.editions import (
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import tags
 from keel_lab.course.notebook import static_outputs
+from keel_lab.i18n import N_
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
@@ -83,7 +84,8 @@ def translated(nb: dict[str, Any], path: Path, language: str, editions_only: boo
     chapter = translation.chapter(nb, path.stem, language, CHECKOUT.locale)
     if editions_only:
         if not target.is_file():
-            raise LabError(f"{target} does not exist yet: build it without --editions-only")
+            raise LabError("edition_not_executed", N_("{target} does not exist yet: build it "
+                                                      "without --editions-only"), target=target)
         chapter = translation.reuse_outputs(chapter, read_notebook(target), target.name)
     else:
         target.parent.mkdir(parents=True, exist_ok=True)

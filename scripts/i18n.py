@@ -18,6 +18,7 @@ from pathlib import Path
 from keel_course import translation as t
 from keel_course.checkout import Checkout
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 POT_DIR = CHECKOUT.build / "gettext"  # the templates, generated
@@ -27,7 +28,8 @@ def status(language: str, verbose: bool) -> int:
     folder = t.catalog_path(language, t.GLOSSARY, CHECKOUT.locale).parent
     paths = sorted(folder.glob("*.po"))
     if not paths:
-        raise LabError(f"no catalogs in {folder}: run `make locale` first")
+        raise LabError("no_catalogs", N_("no catalogs in {folder}: run `make locale` first"),
+                       folder=folder)
     bad = 0
     for path in paths:
         done, total = t.counts(path)

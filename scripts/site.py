@@ -52,6 +52,7 @@ from keel_course.translation import Translate
 from keel_lab.core.errors import LabError
 from keel_lab.course import fonts
 from keel_lab.course.cells import source, tags
+from keel_lab.i18n import N_
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 SITE = CHECKOUT.root / "site"
@@ -116,8 +117,9 @@ def site_notebook(nb: Notebook, name: str) -> Notebook:
         if "widget" in tags(cell) and not any(
                 SNAPSHOT in "".join(o.get("data", {}).get("text/html", ""))
                 for o in cell.get("outputs", [])):
-            raise LabError(f"{name}: the widget cell {n} has no saved snapshot of its explorer; "
-                           "run `make notebooks` to save it")
+            raise LabError("no_snapshot", N_("{name}: the widget cell {n} has no saved snapshot "
+                                             "of its explorer; run `make notebooks` to save it"),
+                           name=name, n=n)
         cell["source"] = "".join(line for line in source(cell).splitlines(keepends=True)
                                  if not line.lstrip().startswith("# NBVAL_"))
     return page
@@ -128,12 +130,14 @@ def page(path: Path) -> Notebook:
     try:
         nb: Notebook = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as exc:
-        raise LabError(f"{path.name} is not a notebook nbformat accepts: {exc}") from exc
+        raise LabError("not_nbformat", N_("{name} is not a notebook nbformat accepts: {reason}"),
+                       name=path.name, reason=exc) from exc
     # The schema alone: nbformat.validate first "normalizes", and fails on odd shapes with
     # TypeError or KeyError.
     error = next(iter(SCHEMA.iter_errors(nb)), None)
     if error is not None:
-        raise LabError(f"{path.name} is not a notebook nbformat accepts: {error.message}")
+        raise LabError("not_nbformat", N_("{name} is not a notebook nbformat accepts: {reason}"),
+                       name=path.name, reason=error.message)
     return site_notebook(nb, path.name)
 
 
@@ -165,7 +169,8 @@ def stage(edition: Edition, editions: tuple[Edition, ...], where: Path) -> Path:
         (src / path.name).write_text(notebook_text(page(path)), encoding="utf-8")
     glossary = edition.notebooks / "glossary.md"
     if not glossary.is_file():
-        raise LabError(f"{glossary} is missing: every edition has its glossary")
+        raise LabError("glossary_missing", N_("{glossary} is missing: every edition has its "
+                                              "glossary"), glossary=glossary)
     (src / "glossary.md").write_text(myst_targets(glossary.read_text(encoding="utf-8")),
                                      encoding="utf-8")
     if edition.font:
@@ -185,7 +190,8 @@ def stage(edition: Edition, editions: tuple[Edition, ...], where: Path) -> Path:
 def check_no_solutions(where: Path) -> None:
     leaks = find_leaks(where, solution_lines(solution_paths(CHECKOUT)))
     if leaks:
-        raise LabError(f"the site would give away a solution: {leaks[0]}")
+        raise LabError("site_leak", N_("the site would give away a solution: {leak}"),
+                       leak=leaks[0])
 
 
 def sphinx(src: Path, work: Path) -> Path:
@@ -196,7 +202,8 @@ def sphinx(src: Path, work: Path) -> Path:
     done = subprocess.run([sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going",
                            "-q", "-d", str(work / "doctrees"), str(src), str(html)], check=False)
     if done.returncode:
-        raise LabError(f"sphinx-build failed for {src.name} (its messages are above)")
+        raise LabError("sphinx_failed", N_("sphinx-build failed for {edition} (its messages are "
+                                           "above)"), edition=src.name)
     shutil.rmtree(html / "_sources", ignore_errors=True)  # empty: sources are not copied
     return html
 
@@ -256,14 +263,16 @@ def replaceable(out: Path) -> None:
     """`LabError` unless `out` is new, empty or a previous site: nothing else is ever removed."""
     if out.exists() and not (out.is_dir() and (not any(out.iterdir())
                                                or (out / MARKER).is_file())):
-        raise LabError(f"{out} exists and is not a built site: give a new folder")
+        raise LabError("not_a_site", N_("{out} exists and is not a built site: give a new "
+                                        "folder"), out=out)
 
 
 def build(out: Path, editions: tuple[Edition, ...] = EDITIONS) -> list[Edition]:
     """Build every edition that has chapters into `out`; return them, in order."""
     built = tuple(e for e in editions if e.pages())
     if not built:
-        raise LabError("no edition has chapters to build: run `make notebooks` first")
+        raise LabError("no_edition_built", N_("no edition has chapters to build: run `make "
+                                              "notebooks` first"))
     replaceable(out)
     with tempfile.TemporaryDirectory(prefix="keel-site-") as tmp:
         where = Path(tmp)

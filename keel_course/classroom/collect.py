@@ -10,6 +10,7 @@ from pathlib import Path
 
 from keel_lab.core.errors import LabError
 from keel_lab.course.progress import CHAPTERS
+from keel_lab.i18n import N_
 
 GRADEBOOK = "gradebook.csv"
 GRADED = tuple(dict.fromkeys(CHAPTERS.values()))  # the chapters with exercises, in course order
@@ -23,8 +24,9 @@ def chapters(given: str | None = None) -> tuple[str, ...]:
         return GRADED
     named = tuple(c for c in GRADED if given in (c, c.split("_", 1)[0]))
     if not named:
-        raise LabError(f"{given[:40]!r} is not a chapter's name or number (the chapters with "
-                       f"exercises: {', '.join(GRADED)})")
+        raise LabError("unknown_chapter", N_("{given!r} is not a chapter's name or number (the "
+                                             "chapters with exercises: {chapters})"),
+                       given=given[:40], chapters=", ".join(GRADED))
     return named
 
 
@@ -37,7 +39,8 @@ def collect(homes: Path, out_root: Path, chapter: str | None = None,
 
     The timestamp is wall-clock time: a collection is a log entry, not an experiment output."""
     if not homes.is_dir():
-        raise LabError(f"no students' folders in {homes}: has the class started?")
+        raise LabError("no_student_folders", N_("no students' folders in {homes}: has the "
+                                                "class started?"), homes=homes)
     wanted = {f"{name}.ipynb" for name in chapters(chapter)}
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     out = out_root / stamp
@@ -58,7 +61,8 @@ def collect(homes: Path, out_root: Path, chapter: str | None = None,
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(notebook, target)
     except OSError as exc:
-        raise LabError(f"cannot collect into {out}: {exc.strerror or exc}") from exc
+        raise LabError("cannot_collect", N_("cannot collect into {out}: {reason}"),
+                       out=out, reason=exc.strerror or exc) from exc
     return out
 
 

@@ -14,6 +14,7 @@ from keel_course.classroom.materials import stage_lab
 from keel_course.classroom.settings import Classroom
 from keel_course.handout import build_handout
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 SETTINGS_ENV = "KEEL_LAB_CLASSROOM"  # tells the config file which class folder to read
 
@@ -37,8 +38,9 @@ def find_proxy(checkout: Checkout, given: Path | None = None) -> str:
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return str(Path(candidate).resolve())
     where = given or local
-    raise LabError(f"configurable-http-proxy not found at {where}: `make classroom` installs it "
-                   "with npm, or pass --proxy")
+    raise LabError("proxy_not_found", N_("configurable-http-proxy not found at {where}: `make "
+                                         "classroom` installs it with npm, or pass --proxy"),
+                   where=where)
 
 
 def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: int,
@@ -48,10 +50,11 @@ def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: 
     copy of the notebooks)."""
     config = hub_config(checkout)
     if not config.is_file():
-        raise LabError(f"{config} is missing: give a complete checkout of the repository")
+        raise LabError("hub_config_missing", N_("{config} is missing: give a complete checkout "
+                                                "of the repository"), config=config)
     if importlib.util.find_spec("jupyterhub") is None:
-        raise LabError("JupyterHub is not installed: pip install 'keel-lab[classroom]' (make "
-                       "install has it)")
+        raise LabError("jupyterhub_missing", N_("JupyterHub is not installed: pip install "
+                                                "'keel-lab[classroom]' (make install has it)"))
     room = Classroom.create(class_dir, roster, port, proxy, language)
     build_handout(checkout, room.handout, language)
     stage_lab(room.handout, room.lab)

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 # Written into a student's folder once the handout is in: a later start (a restarted server, a
 # restarted hub) must never copy it over the student's work.
@@ -17,7 +18,8 @@ def give_handout(handout: Path, home: Path) -> bool:
     if (home / MARKER).exists():
         return False
     if not handout.is_dir():
-        raise LabError(f"the class's handout {handout} is missing: start the class again")
+        raise LabError("class_handout_missing", N_("the class's handout {handout} is missing: "
+                                                   "start the class again"), handout=handout)
     home.mkdir(parents=True, exist_ok=True)
     shutil.copytree(handout, home, dirs_exist_ok=True)
     (home / MARKER).write_text(f"copied from {handout}\n", encoding="utf-8")
@@ -34,5 +36,6 @@ def stage_lab(handout: Path, lab: Path) -> None:
         shutil.copytree(handout / "keel_lab", lab / "keel_lab")
         shutil.copytree(handout / "data", lab / "keel_lab" / "data")
     except OSError as exc:
-        raise LabError(f"cannot lay out the students' lab in {lab}: "
-                       f"{exc.strerror or exc}") from exc
+        raise LabError("cannot_stage_lab", N_("cannot lay out the students' lab in {lab}: "
+                                              "{reason}"), lab=lab, reason=exc.strerror or exc
+                       ) from exc

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 # Lower case because JupyterHub lower-cases names at login; no '/' or spaces because a name is a
 # folder and a URL path segment.
@@ -22,15 +23,22 @@ def parse_roster(text: str, source: str = "roster") -> tuple[str, ...]:
         if not name:
             continue
         if not NAME.fullmatch(name):
-            raise LabError(f"{source}, line {number}: {name[:40]!r} is not a student name "
-                           "(1-32 of a-z 0-9 . _ -, starting with a letter or digit)")
+            raise LabError("bad_student_name", N_("{source}, line {line}: {name!r} is not a "
+                                                  "student name (1-32 of a-z 0-9 . _ -, starting "
+                                                  "with a letter or digit)"),
+                           source=source, line=number, name=name[:40])
         if name == INSTRUCTOR:
-            raise LabError(f"{source}, line {number}: {INSTRUCTOR!r} is the instructor's login")
+            raise LabError("instructor_as_student", N_("{source}, line {line}: {name!r} is the "
+                                                       "instructor's login"),
+                           source=source, line=number, name=INSTRUCTOR)
         if name in names:
-            raise LabError(f"{source}, line {number}: {name!r} is listed twice")
+            raise LabError("student_listed_twice", N_("{source}, line {line}: {name!r} is "
+                                                      "listed twice"),
+                           source=source, line=number, name=name)
         names.append(name)
         if len(names) > MAX_STUDENTS:
-            raise LabError(f"{source}: more than {MAX_STUDENTS} students")
+            raise LabError("too_many_students", N_("{source}: more than {most} students"),
+                           source=source, most=MAX_STUDENTS)
     return tuple(names)
 
 
@@ -39,6 +47,6 @@ def read_roster(path: Path) -> tuple[str, ...]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise LabError(f"cannot read the roster {path}: "
-                       f"{getattr(exc, 'strerror', None) or exc}") from exc
+        raise LabError("roster_unreadable", N_("cannot read the roster {path}: {reason}"),
+                       path=path, reason=getattr(exc, "strerror", None) or exc) from exc
     return parse_roster(text, str(path))

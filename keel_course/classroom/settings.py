@@ -16,6 +16,7 @@ from pathlib import Path
 
 from keel_course.classroom.roster import NAME
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import json_type, shown
 
 LOOPBACK = "127.0.0.1"  # the hub, its proxy and every student's server listen here only
@@ -72,7 +73,8 @@ class Classroom:
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 json.dump(data, f, indent=1)
         except OSError as exc:
-            raise LabError(f"cannot write {self.path}: {exc.strerror or exc}") from exc
+            raise LabError("cannot_write", N_("cannot write {path}: {reason}"),
+                           path=self.path, reason=exc.strerror or exc) from exc
         return self.path
 
     @classmethod
@@ -82,21 +84,28 @@ class Classroom:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except OSError as exc:
-            raise LabError(f"{class_dir} is not a class folder ({SETTINGS}: "
-                           f"{exc.strerror}); start one with keel-course classroom start") from exc
+            raise LabError("not_a_class_folder", N_("{folder} is not a class folder ({file}: "
+                                                    "{reason}); start one with keel-course "
+                                                    "classroom start"),
+                           folder=class_dir, file=SETTINGS, reason=exc.strerror) from exc
         except (ValueError, RecursionError) as exc:
-            raise LabError(f"{path} is not JSON ({type(exc).__name__})") from exc
+            raise LabError("settings_not_json", N_("{path} is not JSON ({error})"),
+                           path=path, error=type(exc).__name__) from exc
         if not isinstance(data, dict) or set(data) != set(_TYPES):
-            raise LabError(f"{path} is not a class's settings file: start the class again")
+            raise LabError("not_class_settings", N_("{path} is not a class's settings file: "
+                                                    "start the class again"), path=path)
         for name, kind in _TYPES.items():
             if type(data[name]) is not kind:
-                raise LabError(f"{path}: {name} must be {json_type(kind())}, "
-                               f"got {json_type(data[name])}")
+                raise LabError("setting_wrong_type", N_("{path}: {name} must be {expected}, "
+                                                        "got {got}"), path=path, name=name,
+                               expected=json_type(kind()), got=json_type(data[name]))
         for name in ("port", "hub_port", "proxy_api_port"):
             if not 0 < data[name] < 65536:
-                raise LabError(f"{path}: {name} {shown(data[name])} is not a port")
+                raise LabError("setting_not_a_port", N_("{path}: {name} {value} is not a port"),
+                               path=path, name=name, value=shown(data[name]))
         if not all(isinstance(n, str) and NAME.fullmatch(n) for n in data["students"]):
-            raise LabError(f"{path}: students must be a list of student names")
+            raise LabError("setting_bad_students", N_("{path}: students must be a list of "
+                                                      "student names"), path=path)
         return cls(**(data | {"class_dir": class_dir.resolve(),
                               "students": tuple(data["students"])}))
 
@@ -113,9 +122,12 @@ class Classroom:
         password = os.environ.get(PASSWORD_ENV) or (
             previous.password if previous else secrets.token_urlsafe(9))
         if len(password) < MIN_PASSWORD:
-            raise LabError(f"{PASSWORD_ENV} must be at least {MIN_PASSWORD} characters")
+            raise LabError("password_too_short", N_("{variable} must be at least {least} "
+                                                    "characters"),
+                           variable=PASSWORD_ENV, least=MIN_PASSWORD)
         if not port_is_free(port):
-            raise LabError(f"port {port} on {LOOPBACK} is in use: pass another --port")
+            raise LabError("port_in_use", N_("port {port} on {host} is in use: pass another "
+                                             "--port"), port=port, host=LOOPBACK)
         hub_port, proxy_api_port = free_ports(2, avoid=port)
         fresh = cls(class_dir, students, port, hub_port, proxy_api_port, password,
                     secrets.token_urlsafe(32), secrets.token_hex(32), proxy, sys.executable,

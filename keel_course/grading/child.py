@@ -22,7 +22,6 @@ import io
 import json
 import linecache
 import os
-import re
 import resource
 import sys
 import traceback
@@ -31,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from keel_course.grading.guard import Guard
+from keel_course.grading.hints import described, moved, refusal, short
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_course.grading.plain import given, lab_object, to_plain
 from keel_course.grading.remote import Requests, serve
 
-MAX_TEXT = 500  # a hint or an error line crossing to the grader
 FILE_SIZE = 64 * 1024 * 1024
 
 
@@ -59,20 +58,6 @@ class Channel:
         data = (json.dumps(message) + "\n").encode()
         while data:
             data = data[os.write(self.fd, data):]
-
-
-def short(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= MAX_TEXT else line[: MAX_TEXT - 3] + "..."
-
-
-def described(exc: BaseException) -> str:
-    """'ValueError: text', or the type alone; an exception whose `str` fails is named by type."""
-    try:
-        text = str(exc)
-    except BaseException:
-        text = ""
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def limit(memory: int, cpu: int) -> None:
@@ -121,26 +106,6 @@ def run_chunk(chunk: dict[str, Any], namespace: dict[str, Any],
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the grader goes on
         return short(f"cell {number} raised {described(exc)}{moved(exc, elsewhere)}")
     return None
-
-
-def moved(error: BaseException | str, elsewhere: dict[str, int] | None) -> str:
-    """For a NameError of a name another cell sets with code the grader does not run: why, and
-    where to move it; "" otherwise."""
-    name = getattr(error, "name", None) if isinstance(error, NameError) else None
-    if isinstance(error, str):
-        found = re.search(r"NameError: name '(\w+)' is not defined", error)
-        name = found.group(1) if found else None
-    if not name or not elsewhere or name not in elsewhere:
-        return ""
-    return (f" - {name} is set in cell {elsewhere[name]} by code the grader does not run: it "
-            "runs the exercise cell whole and, of the other cells, only imports, definitions "
-            "and assignments of literals; move that line into the exercise cell (or make it a "
-            "literal)")
-
-
-def refusal(what: str) -> str:
-    return (f"refused: {what}; grading uses the lab's own checks, so this exercise gets no "
-            "points")
 
 
 def grade(job: dict[str, Any], channel: Channel, requests: Requests) -> None:

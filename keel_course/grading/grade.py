@@ -16,6 +16,7 @@ from keel_course.grading.submission import read_submission
 from keel_lab.core.errors import LabError
 from keel_lab.course.checks.check import POINTS
 from keel_lab.course.progress import CHAPTERS
+from keel_lab.i18n import N_
 
 TIMEOUT = 60.0  # seconds for one submission, its imports and every check included
 MAX_ERROR = 1000
@@ -39,7 +40,8 @@ def find_submissions(paths: Iterable[Path], warn: Callable[[str], None]) -> list
         else:
             warn(f"{path}: no such file or folder")
     if not found:
-        raise LabError("no notebook to grade: " + ", ".join(map(str, paths)))
+        raise LabError("nothing_to_grade", N_("no notebook to grade: {paths}"),
+                       paths=", ".join(map(str, paths)))
     return list(found.values())
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.tables import format_table
 from keel_lab.course.progress import CHAPTERS
+from keel_lab.i18n import N_
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
@@ -121,15 +122,17 @@ def check_csv(path: Path, inputs: Sequence[Path]) -> None:
     a folder this user cannot write: a `LabError` line."""
     target = path.resolve()
     if any(target == p.resolve() for p in inputs):
-        raise LabError(f"--csv {path}: that is one of the submissions to grade; choose another "
-                       "file")
+        raise LabError("csv_is_a_submission", N_("--csv {path}: that is one of the submissions "
+                                                 "to grade; choose another file"), path=path)
     if path.is_dir():
-        raise LabError(f"--csv {path}: a folder, not a file")
+        raise LabError("csv_is_a_folder", N_("--csv {path}: a folder, not a file"), path=path)
     folder = target.parent
     if not folder.is_dir():
-        raise LabError(f"--csv {path}: no folder {folder}")
+        raise LabError("csv_no_folder", N_("--csv {path}: no folder {folder}"),
+                       path=path, folder=folder)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise LabError(f"--csv {path}: not writable by this user")
+        raise LabError("csv_not_writable", N_("--csv {path}: not writable by this user"),
+                       path=path)
 
 
 def write_csv(rows: Sequence[Row], path: Path) -> None:
@@ -147,7 +150,8 @@ def write_csv(rows: Sequence[Row], path: Path) -> None:
                 out.writerow([_safe(total.folder), "total", *("" for _ in names), total.points,
                               total.max_points, ""])
     except OSError as exc:
-        raise LabError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise LabError("cannot_write", N_("cannot write {path}: {reason}"),
+                       path=path, reason=exc.strerror or exc) from exc
 
 
 def table(rows: Sequence[Row], width: int) -> str:

@@ -1,8 +1,9 @@
 """What of a submission is run, and what is judged without running it.
 
 The grader never runs a check cell and never reads saved outputs. It finds each exercise of the
-submission's chapter by its function's name (the names `keel_lab.course.progress.CHAPTERS`
-lists, as the learner edition has them), and runs, in notebook order:
+submission's chapter by its function's name (the exercise table's names, as the learner edition
+has them, read from its view `keel_lab.course.progress.CHAPTERS`: a module-level dict, which the
+snapshot watches), and runs, in notebook order:
 
 - every cell that binds an exercise's name, whole: that cell is the learner's answer (a `def`,
   also inside `if` or `try`, a lambda or a callable instance assigned to the name);

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
+from keel_course.grading.hints import described, moved, refusal, short
 from keel_course.grading.plain import from_plain, given, lab_class, lab_name, to_plain
 
 if TYPE_CHECKING:
@@ -196,7 +197,6 @@ def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
     """The grader's own verdict on the learner's function `name`, served by the child: the
     lab's verifier runs here on inputs drawn from `seed` (`elsewhere`: names other cells set
     with code the grader does not run, for a NameError's hint)."""
-    from keel_course.grading.child import moved, refusal, short
     from keel_lab.course.checks.check import VERIFIERS, misnamed
     from keel_lab.course.checks.verdict import Verdict
 
@@ -223,7 +223,6 @@ def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: An
            **given: Any) -> tuple[bool, str | None]:
     """The verdict on one exercise function: (passed, the first hint). `given` goes to the
     verifiers that take it (the inputs drawn for this run)."""
-    from keel_course.grading.child import described, short
     from keel_lab.course.checks.verdict import drawn
 
     accepted = inspect.signature(verifier).parameters

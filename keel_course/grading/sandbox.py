@@ -49,6 +49,7 @@ from keel_course.grading.remote import Stopped, judged, pickled
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.course import data
+from keel_lab.i18n import N_
 
 # The child imports the copies of the grader's own keel_lab and keel_course that `package()`
 # made, before anything else on its path (an editable install would otherwise show it the whole
@@ -166,8 +167,9 @@ def _command(folder: Path) -> tuple[list[str], dict[str, str] | None, tuple[int,
         return argv, {}, None
     user = _nobody()
     if os.geteuid() == 0 and user is None:
-        raise LabError("refusing to grade as root: bubblewrap is unavailable and the user nobody "
-                       "cannot run this Python (" + (isolation() or "") + ")")
+        raise LabError("root_without_sandbox", N_("refusing to grade as root: bubblewrap is "
+                                                  "unavailable and the user nobody cannot run "
+                                                  "this Python ({why})"), why=isolation() or "")
     return ([sys.executable, "-I", "-c", _START, str(folder / "job.json"), package()],
             _environment(), user)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, json_type
 from keel_lab.providers.streams.records import MAX_BYTES, decode
 
@@ -44,21 +45,26 @@ def read_submission(path: str | Path) -> Submission:
     where = str(path)
     value = read_json(decode(read_notebook_bytes(path), where), where)
     if isinstance(value, dict) and "worksheets" in value and "cells" not in value:
-        raise LabError(f"{where}: an nbformat 3 notebook (cells in 'worksheets'); the grader "
-                       "reads nbformat 4: convert it with `jupyter nbconvert --to notebook "
-                       "--nbformat 4`")
+        raise LabError("nbformat_3", N_("{where}: an nbformat 3 notebook (cells in "
+                                        "'worksheets'); the grader reads nbformat 4: convert it "
+                                        "with `jupyter nbconvert --to notebook --nbformat 4`"),
+                       where=where)
     if not isinstance(value, dict) or "cells" not in value:
         got = "an object without 'cells'" if isinstance(value, dict) else json_type(value)
-        raise LabError(f"{where}: not a notebook (a Jupyter notebook is a JSON object with "
-                       f"'cells'; this is {got})")
+        raise LabError("not_a_notebook", N_("{where}: not a notebook (a Jupyter notebook is a "
+                                            "JSON object with 'cells'; this is {got})"),
+                       where=where, got=got)
     fields = Fields(value, where)
     version = fields.raw("nbformat")
     if version is not None and version != 4:
-        raise LabError(f"{where}: nbformat {fields.index('nbformat')} is not supported (the "
-                       "course's notebooks are nbformat 4)")
+        raise LabError("nbformat_unsupported", N_("{where}: nbformat {version} is not "
+                                                  "supported (the course's notebooks are "
+                                                  "nbformat 4)"),
+                       where=where, version=fields.index("nbformat"))
     if not isinstance(value["cells"], list):
-        raise LabError(f"{where}: field 'cells' must be a list of objects, got "
-                       f"{json_type(value['cells'])}")
+        raise LabError("cells_not_a_list", N_("{where}: field 'cells' must be a list of "
+                                              "objects, got {got}"),
+                       where=where, got=json_type(value["cells"]))
     return Submission(Path(path), tuple(_cell(n, c) for n, c in
                                         enumerate(fields.objs("cells"), start=1)))
 
@@ -75,20 +81,24 @@ def read_notebook_bytes(path: str | Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("cannot_read", N_("{path}: cannot read ({reason})"),
+                       path=path, reason=exc.strerror or exc) from exc
     try:
         what = kind(os.fstat(fd).st_mode)
         if what is not None:
-            raise LabError(f"{path}: cannot read ({what}, not a notebook file)")
+            raise LabError("not_a_regular_file", N_("{path}: cannot read ({what}, not a "
+                                                    "notebook file)"), path=path, what=what)
         with os.fdopen(fd, "rb", closefd=False) as f:
             data = f.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("cannot_read", N_("{path}: cannot read ({reason})"),
+                       path=path, reason=exc.strerror or exc) from exc
     finally:
         os.close(fd)
     if len(data) > MAX_BYTES:
-        raise LabError(f"{path}: more than {MAX_BYTES // (1024 * 1024)} MiB, too large for a "
-                       "submitted notebook (not read further)")
+        raise LabError("notebook_too_large", N_("{path}: more than {mib} MiB, too large for a "
+                                                "submitted notebook (not read further)"),
+                       path=path, mib=MAX_BYTES // (1024 * 1024))
     return data
 
 
@@ -104,8 +114,9 @@ def _source(cell: Fields) -> str:
         return value or ""
     if isinstance(value, list) and all(isinstance(line, str) for line in value):
         return "".join(value)
-    raise LabError(f"{cell.where}: field {cell.path}.source must be a string or a list of "
-                   f"strings, got {json_type(value)}")
+    raise LabError("bad_cell_source", N_("{where}: field {field}.source must be a string or a "
+                                         "list of strings, got {got}"),
+                   where=cell.where, field=cell.path, got=json_type(value))
 
 
 def _tags(cell: Fields) -> list[str]:
@@ -114,5 +125,6 @@ def _tags(cell: Fields) -> list[str]:
         return []
     if isinstance(value, list) and all(isinstance(tag, str) for tag in value):
         return value
-    raise LabError(f"{cell.where}: field {cell.path}.metadata.tags must be a list of strings, "
-                   f"got {json_type(value)}")
+    raise LabError("bad_cell_tags", N_("{where}: field {field}.metadata.tags must be a list of "
+                                       "strings, got {got}"),
+                   where=cell.where, field=cell.path, got=json_type(value))

@@ -112,10 +112,12 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 def _check(m: object, pos: int) -> None:
     where = f"messages[{pos}]"
     if isinstance(m, dict):
-        raise LabError(_("{where}: a dict, not a lab message; convert OpenAI chat dicts with "
-                         "keel_lab.from_openai(messages) first, or check Anthropic ones with "
-                         "keel_lab.providers.anthropic_messages.validate_anthropic(messages)")
-                       .format(where=where))
+        raise LabError("dict_message", N_("{where}: a dict, not a lab message; convert OpenAI "
+                                          "chat dicts with keel_lab.from_openai(messages) first, "
+                                          "or check Anthropic ones with keel_lab.providers."
+                                          "anthropic_messages.validate_anthropic(messages)"),
+                       where=where)
     if not isinstance(m, MESSAGE_TYPES):
-        raise LabError(_("{where}: expected a lab message (keel_lab.core.messages), got "
-                         "{type}").format(where=where, type=type(m).__name__))
+        raise LabError("not_a_message", N_("{where}: expected a lab message "
+                                           "(keel_lab.core.messages), got {type}"),
+                       where=where, type=type(m).__name__)

@@ -15,7 +15,7 @@ from keel_lab.core.ids import RunIds
 from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.streaming import StreamEvent
 from keel_lab.core.tools import Toolset
-from keel_lab.i18n import _
+from keel_lab.i18n import N_, _
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +46,8 @@ class ScriptedAdapter:
     def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                  ) -> AssistantMessage:
         if turn.step >= len(self.turns):
-            raise LabError(_("the script has {turns} turns; step {step} has none").format(
-                turns=len(self.turns), step=turn.step))
+            raise LabError("script_exhausted", N_("the script has {turns} turns; step {step} has "
+                                                  "none"), turns=len(self.turns), step=turn.step)
         return self.turns[turn.step]
 
     def stream(self, messages: Sequence[Message], tools: Toolset, turn: Turn

@@ -36,7 +36,7 @@ from keel_lab.core.streaming import (
     assemble,
 )
 from keel_lab.core.tools import ToolOutcome, Toolset, failure
-from keel_lab.i18n import _
+from keel_lab.i18n import N_, _
 
 
 @dataclass(eq=False)
@@ -145,8 +145,8 @@ class Runner:
                  may_start: Callable[[CallState], bool] | None = None) -> None:
         tools = tools if tools is not None else getattr(model, "tools", None)
         if not isinstance(tools, Toolset):
-            raise LabError(_("{model} brings no tools: pass tools=Toolset.of(...)").format(
-                model=type(model).__name__))
+            raise LabError("no_tools", N_("{model} brings no tools: pass tools=Toolset.of(...)"),
+                           model=type(model).__name__)
         self.model, self.tools = model, tools
         self.executor = executor or Executor()
         self.seed, self.stream, self.max_turns = seed, stream, max_turns
@@ -168,20 +168,20 @@ class Runner:
         """Continue a paused run with a decision (True = approve) for each pending call; a paused
         result is resumed once, so an approved side effect never runs twice."""
         if result.status != Status.WAITING:
-            raise LabError(_("run {run} is {status}, not waiting for approval").format(
-                run=result.run_id, status=result.status))
+            raise LabError("not_waiting", N_("run {run} is {status}, not waiting for approval"),
+                           run=result.run_id, status=result.status)
         if not result.pending:
-            raise LabError(_("run {run} waits for approval but has no pending call (its status "
-                             "rule paused it): there is nothing to decide").format(
-                                 run=result.run_id))
+            raise LabError("nothing_pending", N_("run {run} waits for approval but has no pending "
+                                                 "call (its status rule paused it): there is "
+                                                 "nothing to decide"), run=result.run_id)
         if result.pause is not None and result.pause.resumed:
-            raise LabError(_("run {run} was already resumed from this pause: its decisions are "
-                             "taken; continue from the result approve returned").format(
-                                 run=result.run_id))
+            raise LabError("already_resumed", N_("run {run} was already resumed from this pause: "
+                                                 "its decisions are taken; continue from the "
+                                                 "result approve returned"), run=result.run_id)
         head = result.pending[0].call_id
         if head not in approvals:
-            raise LabError(_("no decision for {id}: pass approvals={{{key}: True or False}}")
-                           .format(id=head, key=repr(head)))
+            raise LabError("no_decision", N_("no decision for {id}: pass approvals={{{key}: True "
+                                             "or False}}"), id=head, key=repr(head))
         if result.pause is not None:
             result.pause.resumed = True
         state = _State(RunIds(result.run_id), list(result.messages), list(result.events),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.messages import AssistantMessage
 from keel_lab.core.protocol import (
     CallProblem,
@@ -30,7 +30,7 @@ from keel_lab.core.protocol import (
     call_problems,
     parse_arguments,
 )
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,13 +68,18 @@ Action = Literal["tolerated", "refused", "reported"]
 
 @dataclass(frozen=True, slots=True)
 class Notice:
-    """What a wire converter noticed that the deltas do not say, once per quirk and call."""
+    """What a wire converter noticed that the deltas do not say, once per quirk and call: the
+    quirk is its code, `said` what it says (coded; `message` renders it when read)."""
 
     index: int | None  # the call's index in the assembly (None: the whole stream)
     id: str | None
     quirk: str
-    message: str
+    said: Said
     action: Action = "tolerated"
+
+    @property
+    def message(self) -> str:
+        return str(self.said)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +88,7 @@ class Refuse:
     arguments): the call stays in the history but is answered with an error, never run."""
 
     index: int
-    reason: str
+    said: Said  # why
     quirk: str | None = None  # the refusal is a notice too; None: a notice of the stream says why
     id: str | None = None  # the call's id, as that notice names it
 
@@ -105,12 +110,25 @@ StreamEvent = ToolCallDelta | TextDelta | Finish | Refuse | Arguments | Notice |
 
 @dataclass(frozen=True, slots=True)
 class Readiness:
+    """Whether a call may run, and the one reason that decides it: `said`, coded (`code`; its
+    words, `reason`, rendered when read). In a refused turn the reason may join two coded parts,
+    kept apart for whoever decides by them (`parts`): the call's own, then the turn's refusal."""
+
     executable: bool
-    reason: str  # the one reason that decides it
+    said: Said
+    parts: tuple[Said, ...] = ()  # what `said` joins, when it joins them
+
+    @property
+    def code(self) -> str:
+        return self.said.code
+
+    @property
+    def reason(self) -> str:
+        return str(self.said)
 
 
 def readiness(id: str | None, name: str, arguments: str, closed: bool,
-              refused: str | None = None, conflict: str | None = None) -> Readiness:
+              refused: Said | None = None, conflict: Said | None = None) -> Readiness:
     """The one rule for "may this call run": the first reason that forbids it, or that it may
     (`""` and `"{}"` both mean no arguments, so a parameterless tool can run)."""
     if refused:
@@ -118,16 +136,17 @@ def readiness(id: str | None, name: str, arguments: str, closed: bool,
     if conflict:
         return Readiness(False, conflict)
     if not id:
-        return Readiness(False, _("the call has no id"))
+        return Readiness(False, Said("no_id", N_("the call has no id")))
     if not name:
-        return Readiness(False, _("the call has no name"))
+        return Readiness(False, Said("no_name", N_("the call has no name")))
     if not closed:
-        return Readiness(False, _("the stream has not closed this call yet: the turn may still "
-                                  "be cancelled, cut off or made invalid"))
+        return Readiness(False, Said("not_closed", N_(
+            "the stream has not closed this call yet: the turn may still be cancelled, cut off "
+            "or made invalid")))
     error = parse_arguments(arguments)[1]
     if error:
         return Readiness(False, error)
-    return Readiness(True, _("complete and closed: it may run"))
+    return Readiness(True, Said("may_run", N_("complete and closed: it may run")))
 
 
 @dataclass(slots=True)
@@ -139,8 +158,8 @@ class CallState:
     name: str = ""
     parts: list[str] = field(default_factory=list)
     closed: bool = False
-    conflict: str | None = None  # a second, different id for the same index
-    refused: str | None = None  # why a converter refused this call's content
+    conflict: Said | None = None  # a second, different id for the same index
+    refused: Said | None = None  # why a converter refused this call's content
 
     @property
     def arguments(self) -> str:
@@ -164,21 +183,26 @@ class CallState:
 
 @dataclass(frozen=True)
 class Assembly:
-    """The outcome of one streamed turn. Nothing of it may run when `refused` says why."""
+    """The outcome of one streamed turn. Nothing of it may run when `refusal` says why (coded;
+    `refused` renders it when read)."""
 
     calls: tuple[CallState, ...]
     text: str
     finish_reason: str | None
     problems: tuple[CallProblem, ...] = ()
-    refused: str | None = None  # cut off, cancelled, or a turn problem: no call may run
+    refusal: Said | None = None  # cut off, cancelled, or a turn problem: no call may run
     cancelled: bool = False  # stopped on purpose (StreamCancelled), not by a fault
     notices: tuple[Notice, ...] = ()  # the converter's, then the turn's problems
     provider_calls: tuple[ProviderCall, ...] = ()  # run by the provider: shown, never run here
 
     @property
+    def refused(self) -> str | None:
+        return None if self.refusal is None else str(self.refusal)
+
+    @property
     def message(self) -> AssistantMessage | None:
         """The assistant message in protocol form, for the history; None when refused."""
-        if self.refused:
+        if self.refusal is not None:
             return None
         return AssistantMessage(self.text, tuple(ToolCall(s.id or "", s.name, s.arguments)
                                                  for s in self.calls))
@@ -188,7 +212,7 @@ class Assembly:
         """The calls in execution form: a refused call carries its refusal as parse error."""
         if self.message is None:
             return ()
-        return tuple(ToolRequest(c.id, c.name, c.arguments, None, s.refused) if s.refused
+        return tuple(ToolRequest(c.id, c.name, c.arguments, None, str(s.refused)) if s.refused
                      else ToolRequest.from_call(c)
                      for c, s in zip(self.message.tool_calls, self.calls, strict=True))
 
@@ -196,29 +220,32 @@ class Assembly:
         """A call's verdict within its turn (a refused turn runs none of its calls), in the
         words of its own refusing notice, else of its own problem once the stream closed it,
         else of the first notice that refused the turn: a call's own problem is never hidden
-        behind another's."""
-        if state.readiness.executable and not self.refused:
+        behind another's, and each part keeps its code."""
+        if state.readiness.executable and self.refusal is None:
             return state.readiness
         own, cause = self._refusals
         if state.index in own:
-            message = own[state.index].message
-            return Readiness(False, _("{reason}; the turn is refused").format(reason=message)
-                             if self.refused else message)
-        if not self.refused:
+            said = own[state.index].said
+            if self.refusal is None:
+                return Readiness(False, said)
+            return Readiness(False, Said(said.code, N_("{reason}; the turn is refused"),
+                                         {"reason": said}), (said,))
+        if self.refusal is None:
             return state.readiness
-        # In every language the turn's part begins with the words of "; the turn is refused"
-        # (the diagnosis table splits a reason there).
-        turn = _("the turn is refused ({why})").format(why=self.refused)
+        turn = Said("turn_refused", N_("the turn is refused ({why})"), {"why": self.refusal})
         if cause and cause.index is not None:
-            turn = _("the turn is refused because of call {index} ({quirk}: {message})").format(
-                index=cause.index, quirk=cause.quirk, message=cause.message)
+            turn = Said("turn_refused_by_call", N_(
+                "the turn is refused because of call {index} ({quirk}: {message})"),
+                {"index": cause.index, "quirk": cause.quirk, "message": cause.said})
         elif cause:
-            turn = _("the turn is refused ({quirk}: {message})").format(quirk=cause.quirk,
-                                                                        message=cause.message)
+            turn = Said("turn_refused_by", N_("the turn is refused ({quirk}: {message})"),
+                        {"quirk": cause.quirk, "message": cause.said})
         if state.readiness.executable or not state.closed:  # an open call: the turn says why
-            return Readiness(False, _("not run: {turn}").format(turn=turn))
-        return Readiness(False, _("{reason}; {turn}").format(reason=state.readiness.reason,
-                                                            turn=turn))
+            return Readiness(False, Said(turn.code, N_("not run: {turn}"), {"turn": turn}),
+                             (turn,))
+        reason = state.readiness.said
+        return Readiness(False, Said(reason.code, N_("{reason}; {turn}"),
+                                     {"reason": reason, "turn": turn}), (reason, turn))
 
     @cached_property
     def _refusals(self) -> tuple[dict[int | None, Notice], Notice | None]:
@@ -241,8 +268,9 @@ class StreamAssembler:
 
     def feed(self, event: StreamEvent) -> None:
         if self.finish_reason is not None:
-            raise LabError(_("event {number}: {event} arrived after the finish reason").format(
-                number=self.events, event=repr(event)))
+            raise LabError("event_after_finish", N_("event {number}: {event} arrived after the "
+                                                    "finish reason"),
+                           number=self.events, event=repr(event))
         if isinstance(event, ToolCallDelta):
             self._feed_call(event)
         elif isinstance(event, TextDelta):
@@ -252,9 +280,9 @@ class StreamAssembler:
         elif isinstance(event, ProviderCall):
             self.provider_calls.append(event)
         elif isinstance(event, Refuse):
-            self._state(event.index).refused = event.reason
+            self._state(event.index).refused = event.said
             if event.quirk:
-                self.notices.append(Notice(event.index, event.id, event.quirk, event.reason,
+                self.notices.append(Notice(event.index, event.id, event.quirk, event.said,
                                            "refused"))
         elif isinstance(event, Arguments):
             self._state(event.index).parts = [event.text]
@@ -266,15 +294,16 @@ class StreamAssembler:
 
     def _feed_call(self, d: ToolCallDelta) -> None:
         if type(d.index) is not int or d.index < 0:
-            raise LabError(_("event {number}: tool call index must be an integer >= 0, got "
-                             "{index}").format(number=self.events, index=repr(d.index)))
+            raise LabError("bad_index", N_("event {number}: tool call index must be an integer "
+                                           ">= 0, got {index}"),
+                           number=self.events, index=repr(d.index))
         state = self._state(d.index)
         if d.id:
             if state.id is None:
                 state.id = d.id
             elif d.id != state.id and state.conflict is None:
-                state.conflict = _("id changed from {old} to {new} mid-call").format(
-                    old=state.id, new=d.id)
+                state.conflict = Said("id_changed", N_("id changed from {old} to {new} "
+                                                       "mid-call"), {"old": state.id, "new": d.id})
         if d.name:
             state.name += d.name
         if d.arguments_delta:
@@ -296,27 +325,57 @@ class StreamAssembler:
         """The finished turn: a call without an id or a name, an id used twice or changed refuse
         every call of it; bad JSON in one call is that call's own reason alone."""
         if self.finish_reason is None:
-            raise LabError(_("the stream has not finished: no call may run yet"))
+            raise LabError("not_finished", N_("the stream has not finished: no call may run "
+                                              "yet"))
         states = tuple(self.calls())
         calls = [ToolCall(s.id or "", s.name, s.arguments) for s in states]
         problems = [replace(p, index=states[p.index].index) for p in call_problems(
-            calls, [_("call at index {index}").format(index=s.index) for s in states])]
-        problems += [CallProblem(s.index, "id_changed", _("call at index {index}: {problem}")
-                                 .format(index=s.index, problem=s.conflict))
+            calls, [Said("call_at", N_("call at index {index}"), {"index": s.index})
+                    for s in states])]
+        problems += [CallProblem(s.index, "id_changed", Said(
+                         "id_changed", N_("call at index {index}: {problem}"),
+                         {"index": s.index, "problem": s.conflict}))
                      for s in states if s.conflict]
-        refused = _("; ").join(p.message for p in problems) or None
+        refused = _joined([p.said for p in problems])
         ids = {s.index: s.id for s in states}
         said: dict[tuple[str, int | None], Notice] = {}  # once per quirk and call
-        for n in [*self.notices, *(Notice(p.index, ids[p.index], p.kind, p.message, "refused")
+        for n in [*self.notices, *(Notice(p.index, ids[p.index], p.kind, p.said, "refused")
                                    for p in problems)]:
             said.setdefault((n.quirk, n.index), n)  # the converter's words come first
         return Assembly(states, self.text, self.finish_reason, tuple(problems), refused,
                         notices=tuple(said.values()), provider_calls=tuple(self.provider_calls))
 
-    def interrupted(self, why: str, cancelled: bool = False) -> Assembly:
-        """What arrived before the stream stopped early: kept for inspection, nothing to run."""
-        return Assembly(tuple(self.calls()), self.text, None, (), why, cancelled,
-                        tuple(self.notices), tuple(self.provider_calls))
+    def interrupted(self, why: Said | str, cancelled: bool = False) -> Assembly:
+        """What arrived before the stream stopped early: kept for inspection, nothing to run.
+        `why` in the caller's own words is kept as they are (an empty one refuses nothing)."""
+        said = why if isinstance(why, Said) else Said("interrupted", N_("{why}"), {"why": why})
+        return Assembly(tuple(self.calls()), self.text, None, (), said if why else None,
+                        cancelled, tuple(self.notices), tuple(self.provider_calls))
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """Words said one after another, joined where shown by `separator` (a coded one is in the
+    learner's language): a message's parameter, "a; b", "2 and 3"."""
+
+    parts: tuple[object, ...]
+    separator: str | Said
+
+    def __str__(self) -> str:
+        return str(self.separator).join(map(str, self.parts))
+
+
+def _joined(reasons: list[Said]) -> Said | None:
+    """Reasons one after another, as one ("a; b; c"), coded as the first; None for none."""
+    if len(reasons) < 2:
+        return reasons[0] if reasons else None
+    return Said(reasons[0].code, N_("{why}"),
+                {"why": Joined(tuple(reasons), Said("separator", N_("; ")))})
+
+
+def _words(exc: BaseException) -> Said | str:
+    """An exception's message as a parameter: the coded one it carries, else its text."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Said) else str(exc)
 
 
 def assemble(events: Iterable[StreamEvent]) -> Assembly:
@@ -328,13 +387,16 @@ def assemble(events: Iterable[StreamEvent]) -> Assembly:
     except LabError:
         raise
     except StreamCancelled as exc:
-        return assembler.interrupted(_("stream cancelled ({why})").format(why=exc),
-                                     cancelled=True)
+        return assembler.interrupted(Said("cancelled", N_("stream cancelled ({why})"),
+                                          {"why": _words(exc)}), cancelled=True)
     except Exception as exc:
-        return assembler.interrupted(_("stream raised {error_type}: {error}").format(
-            error_type=type(exc).__name__, error=exc))
+        return assembler.interrupted(Said("stream_raised", N_("stream raised {error_type}: "
+                                                              "{error}"),
+                                          {"error_type": type(exc).__name__,
+                                           "error": _words(exc)}))
     if assembler.finish_reason is None:
-        return assembler.interrupted(_("stream ended before a finish reason"))
+        return assembler.interrupted(Said("no_finish", N_("stream ended before a finish "
+                                                          "reason")))
     return assembler.result()
 
 
@@ -361,5 +423,6 @@ def cancel_after(events: Iterable[StreamEvent], n: int) -> Iterator[StreamEvent]
     """Pass on the first `n` events, then cancel the stream."""
     for i, event in enumerate(events):
         if i == n:
-            raise StreamCancelled(_("cancelled after {n} events").format(n=n))
+            raise StreamCancelled(Said("cancelled_after", N_("cancelled after {n} events"),
+                                       {"n": n}))
         yield event

@@ -49,28 +49,62 @@ def cut(text: str, width: int) -> str:
     return "".join(kept) + "..."
 
 
+_TOKENS = re.compile(r"\s+|[^\s\u1100-\uffff]+|.")  # spaces, a narrow word, one wide character
+# the Chinese punctuation that never begins a line (comma, full stop, colons, closing marks),
+# and the opening marks that never end one
+_NO_LINE_START = set("\uff0c\u3002\uff1b\uff1a\u3001\uff09\u300b\u300d\u300f\uff01\uff1f\u2026")
+_NO_LINE_END = set("\uff08\u300a\u300c\u300e")
+
+
 def wrap(text: str, width: int) -> list[str]:
-    """`text` in lines of at most `width` cells: as `textwrap` breaks it where each character
-    takes one cell, else at a space where one is, or anywhere (Chinese has no spaces between
-    words)."""
+    """`text` in lines of at most `width` cells (a table's column, a help's line): as `textwrap`
+    breaks it where each character takes one cell; else (Chinese, or Chinese and English) at a
+    space or between two Chinese characters, never inside an English word that fits a line,
+    before a closing Chinese punctuation mark or after an opening one."""
     if width_of(text) == len(text):
         return textwrap.wrap(text, width) or [""]
     lines: list[str] = []
-    rest = text.strip()
-    while width_of(rest) > width:
-        used, end, space = 0, 0, -1
-        for n, c in enumerate(rest):
-            used += max(wcwidth(c), 0)
-            if used > width:
-                break
-            end = n + 1
-            if c == " ":
-                space = n
-        end = max(end, 1)
-        at = space if space > 0 else end
-        lines.append(rest[:at].rstrip())
-        rest = rest[at:].strip()
-    return [*lines, rest] if rest or not lines else lines
+    line: list[str] = []
+    used = 0
+    for token in (piece for found in _TOKENS.findall(" ".join(text.split()))
+                  for piece in _cells(found, width)):
+        cells = width_of(token)
+        if token == " ":
+            if line and used + 1 < width:
+                line.append(token)
+                used += 1
+            elif line:  # a break: the space goes with it
+                lines.append("".join(line).rstrip())
+                line, used = [], 0
+            continue
+        if line and used + cells > width:
+            carried = [line.pop()] if token in _NO_LINE_START and len(line) > 1 else []
+            while len(line) > 1 and line[-1] in _NO_LINE_END:
+                carried.insert(0, line.pop())
+            if sum(map(width_of, carried)) + cells > width:  # they would not fit: break here
+                line += carried
+                carried = []
+            lines.append("".join(line).rstrip())
+            line = [t for t in carried if t != " "]
+            used = sum(map(width_of, line))
+        line.append(token)
+        used += cells
+    if line or not lines:
+        lines.append("".join(line).rstrip())
+    return lines
+
+
+def _cells(word: str, width: int) -> list[str]:
+    """`word` whole when it fits in `width` cells, else cut into pieces that do."""
+    pieces, piece, used = [], "", 0
+    for c in word:
+        size = max(wcwidth(c), 0)
+        if piece and used + size > width:
+            pieces.append(piece)
+            piece, used = "", 0
+        piece += c
+        used += size
+    return [*pieces, piece]
 
 
 def cell(value: Any) -> str:

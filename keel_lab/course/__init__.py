@@ -1,2 +1,52 @@
-"""The course's own tooling: the incident data and tools, the offline model, shared scenarios,
-experiments, plots, exercise checks, notebook helpers and the learner edition."""
+"""The course's own tooling: the incident scenario (data, tools, the offline model), the shared
+fixtures, the experiments, plots, diagrams and explorers, the exercise checks, the notebook
+helpers and the learner's progress. Each name loads its module on first use: a check loads its
+own chapter's verifier only, and matplotlib loads with the first plot."""
+
+from keel_lab._lazy import lazy
+
+__getattr__, __dir__ = lazy(__name__, {
+    "keel_lab.course.checks": ("check",),
+    "keel_lab.course.incident_tools": ("incident_tools",),
+    "keel_lab.course.offline_model": ("OfflineAdapter",),
+    "keel_lab.course.scenarios": ("PARTIAL", "offline_stream", "scenarios", "slow_first",
+                                  "turn_requests"),
+    "keel_lab.course.notebook": ("show",),
+    "keel_lab.course.plots": ("plot", "stream_plot"),
+    "keel_lab.course.diagrams": ("message_format", "turn_pipeline"),
+    "keel_lab.course.progress": ("show_progress",),
+    "keel_lab.course.explorers": (
+        "batching_explorer", "block_close_explorer", "history_explorer", "pairing_explorer",
+        "partial_success_explorer", "production_explorer", "providers_explorer",
+        "streaming_explorer"),
+    "keel_lab.course.experiments.pairing": ("calls_sweep", "exceptions", "gather_siblings",
+                                            "pairing", "spread_sweep"),
+    "keel_lab.course.experiments.batching": ("timeline",),
+    "keel_lab.course.experiments.streaming": ("bad_sibling", "cancellation", "chunk_table"),
+    "keel_lab.course.experiments.block_close": ("block_close", "call_boundaries"),
+    "keel_lab.course.experiments.partial_success": ("outcome_mix", "partial_success"),
+    "keel_lab.course.experiments.faults": ("eager_executions", "observe",
+                                           "zip_over_completion"),
+    "keel_lab.course.experiments.providers": ("STREAMS", "quirks_report", "recordings_report",
+                                              "response_items", "stream_report",
+                                              "tool_message_fields"),
+    "keel_lab.course.experiments.accumulators": ("anthropic_sdk_calls", "comparison_report"),
+    "keel_lab.course.experiments.naive_clients": ("naive_clients",),
+    "keel_lab.course.experiments.production": ("crash_and_resume", "crashed_log",
+                                               "event_store", "rendering", "scheduling",
+                                               "screen"),
+}, modules={"data": "keel_lab.course.data"})
+
+__all__ = [
+    "PARTIAL", "STREAMS", "OfflineAdapter", "anthropic_sdk_calls", "bad_sibling",
+    "batching_explorer", "block_close", "block_close_explorer", "call_boundaries",
+    "calls_sweep", "cancellation", "check", "chunk_table", "comparison_report",
+    "crash_and_resume", "crashed_log", "data", "eager_executions", "event_store", "exceptions",
+    "gather_siblings", "history_explorer", "incident_tools", "message_format", "naive_clients",
+    "observe", "offline_stream", "outcome_mix", "pairing", "pairing_explorer", "partial_success",
+    "partial_success_explorer", "plot", "production_explorer", "providers_explorer",
+    "quirks_report", "recordings_report", "rendering", "response_items", "scenarios",
+    "scheduling", "screen", "show", "show_progress", "slow_first", "spread_sweep",
+    "stream_plot", "stream_report", "streaming_explorer", "timeline", "tool_message_fields",
+    "turn_pipeline", "turn_requests", "zip_over_completion",
+]

@@ -23,12 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from keel_lab.core.errors import LabError
-from keel_lab.i18n import language
+from keel_lab.i18n import N_, language
 
 PACKAGE = "keel_lab.data"
 DATA_SETS = ("incidents", "services", "logs")
-INCOMPLETE = ("the keel-lab install is incomplete, its package data did not travel with it; "
-              "reinstall keel-lab")
 
 
 @cache
@@ -37,7 +35,10 @@ def root() -> Path:
     try:
         return Path(str(resources.files(PACKAGE)))
     except ModuleNotFoundError as exc:
-        raise LabError(f"the package {PACKAGE} is missing: {INCOMPLETE}") from exc
+        raise LabError("no_data_package", N_("the package {package} is missing: the keel-lab "
+                                             "install is incomplete, its package data did not "
+                                             "travel with it; reinstall keel-lab"),
+                       package=PACKAGE) from exc
 
 
 def path(*parts: str) -> Path:
@@ -45,7 +46,9 @@ def path(*parts: str) -> Path:
     p = root().joinpath(*parts)
     if not p.exists():
         name = "/".join(("keel_lab/data", *parts))
-        raise LabError(f"{name} is missing ({p}): {INCOMPLETE}")
+        raise LabError("data_missing", N_("{name} is missing ({path}): the keel-lab install is "
+                                          "incomplete, its package data did not travel with it; "
+                                          "reinstall keel-lab"), name=name, path=p)
     return p
 
 

@@ -24,7 +24,7 @@ from keel_lab.core.streaming import Finish, StreamEvent, TextDelta, ToolCallDelt
 from keel_lab.core.tools import Toolset
 from keel_lab.course import data
 from keel_lab.course.incident_tools import incident_tools
-from keel_lab.i18n import _, language
+from keel_lab.i18n import N_, _, language
 
 SEVERITY_RANK = {"low": 0, "medium": 1, "high": 2, "critical": 3}
 # What the questions ask, by keyword, in both languages of the course.
@@ -55,7 +55,8 @@ class OfflineAdapter:
 
     def __init__(self, seed: int = 0, chunk_size: int = 6, interleave: bool = True) -> None:
         if chunk_size < 1:
-            raise LabError(f"chunk_size must be at least 1, got {chunk_size}")
+            raise LabError("bad_chunk_size", N_("chunk_size must be at least 1, got {size}"),
+                           size=chunk_size)
         self.seed, self.chunk_size, self.interleave = seed, chunk_size, interleave
         self.tools = incident_tools()  # the tools it knows how to use: a Runner's default
 
@@ -116,7 +117,7 @@ def _last_question(messages: Sequence[Message]) -> tuple[str, list[Message]]:
     for i in reversed(range(len(messages))):
         if isinstance(messages[i], UserMessage):
             return messages[i].content, list(messages[i + 1:])
-    raise LabError("the offline model needs a user message to answer")
+    raise LabError("no_question", N_("the offline model needs a user message to answer"))
 
 
 def _plan(question: str, step: int, earlier: list[ToolCall], results: dict[str, ToolMessage]

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.strict_json import read_json
 from keel_lab.core.tables import format_table, printable
+from keel_lab.course.exercises import EXERCISES
 from keel_lab.i18n import ENV, LOCALES, N_, _
 from keel_lab.providers.fields import json_type, shown
 
@@ -42,17 +43,12 @@ SWITCH = "KEEL_PROGRESS"
 OFF = frozenset({"off", "0", "no", "false"})
 MAX_BYTES = 1024 * 1024  # eight exercises take a few hundred bytes
 WIDTH = 100
+UNREADABLE = N_("{path}: cannot read ({error})")
 COLUMNS = [N_("chapter"), N_("exercise"), N_("status"), N_("when"), N_("last hint")]
 
 # The course's exercises in course order, each with its chapter (the notebook's name without
-# `.ipynb`); tests/lab/test_progress.py keeps this equal to the notebooks.
-CHAPTERS: dict[str, str] = {
-    "accumulate": "01_history", "answer_all": "01_history", "count_in_order": "02_pairing",
-    "pair_results": "02_pairing", "make_batches": "03_batching", "read_turn": "04_streaming",
-    "is_executable": "04_streaming", "status_history": "05_partial_success",
-    "collect_batch": "06_faults", "answer_responses": "07_providers",
-    "calls_to_resume": "08_production",
-}
+# `.ipynb`), from the exercise table; tests/lab/test_progress.py keeps it equal to the notebooks.
+CHAPTERS: dict[str, str] = {x.name: x.chapter for x in EXERCISES}
 
 
 @dataclass(frozen=True)
@@ -128,10 +124,10 @@ def find(where: str | Path | None = None) -> Path:
     path = Path(where)
     try:
         if not path.exists():
-            raise LabError(f"{path}: no such folder or file")
+            raise LabError("no_such_path", N_("{path}: no such folder or file"), path=path)
         return path / FILE if path.is_dir() else path
     except OSError as exc:  # a folder on the way that may not be searched
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("unreadable", UNREADABLE, path=path, error=exc.strerror or exc) from exc
 
 
 def _course_files(root: Path) -> list[Path]:
@@ -149,49 +145,61 @@ def read(path: Path) -> Progress:
     the file cannot be read or is not a progress file."""
     try:
         if path.exists() and not path.is_file():  # a FIFO or a device would never end
-            raise LabError(f"{path}: not a regular file")
+            raise LabError("not_a_file", N_("{path}: not a regular file"), path=path)
         with path.open("rb") as f:
             raw = f.read(MAX_BYTES + 1)
     except FileNotFoundError:
         return Progress(path, {})
     except OSError as exc:
-        raise LabError(f"{path}: cannot read ({exc.strerror or exc})") from exc
+        raise LabError("unreadable", UNREADABLE, path=path, error=exc.strerror or exc) from exc
     if len(raw) > MAX_BYTES:
-        raise LabError(f"{path}: more than {MAX_BYTES // 1024} KiB, not a progress file")
+        raise LabError("too_large", N_("{path}: more than {kib} KiB, not a progress file"),
+                       path=path, kib=MAX_BYTES // 1024)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LabError(f"{path}: not UTF-8 text (invalid byte at offset {exc.start})") from exc
+        raise LabError("not_utf8", N_("{where}: not UTF-8 text (invalid byte at offset "
+                                      "{offset})"), where=path, offset=exc.start) from exc
     return Progress(path, parse(read_json(text, str(path)), str(path)))
 
 
 def parse(value: Any, where: str) -> dict[str, Entry]:
     """The entries of a progress file's JSON value, every field of the type it must have."""
     exercises = value.get("exercises") if isinstance(value, dict) else None
+    if not isinstance(value, dict):
+        raise LabError("not_progress", N_("{where}: not a progress file (expected an object with "
+                                          "an 'exercises' object, got {type})"),
+                       where=where, type=json_type(value))
     if not isinstance(exercises, dict):
-        got = json_type(value) if not isinstance(value, dict) else \
-            f"'exercises' as {json_type(exercises)}"
-        raise LabError(f"{where}: not a progress file (expected an object with an "
-                       f"'exercises' object, got {got})")
-    return {name: _entry(fields, f"{where}: exercise {shown(name)}")
-            for name, fields in exercises.items()}
+        raise LabError("not_progress", N_("{where}: not a progress file (expected an object with "
+                                          "an 'exercises' object, got 'exercises' as {type})"),
+                       where=where, type=json_type(exercises))
+    return {name: _entry(fields, where, shown(name)) for name, fields in exercises.items()}
 
 
+_STRING = N_("{where}: exercise {exercise}: field {field} must be a string, got {type}")
 _TYPES: dict[str, tuple[tuple[type, ...], str]] = {
-    "passed": ((bool,), "true or false"), "chapter": ((str,), "a string"),
-    "when": ((str,), "a string"), "hint": ((str, type(None)), "a string or null"),
+    "passed": ((bool,), N_("{where}: exercise {exercise}: field {field} must be true or false, "
+                           "got {type}")),
+    "chapter": ((str,), _STRING), "when": ((str,), _STRING),
+    "hint": ((str, type(None)), N_("{where}: exercise {exercise}: field {field} must be a "
+                                   "string or null, got {type}")),
 }
 
 
-def _entry(fields: Any, where: str) -> Entry:
+def _entry(fields: Any, where: str, exercise: str) -> Entry:
     if not isinstance(fields, dict):
-        raise LabError(f"{where}: must be an object, got {json_type(fields)}")
-    for key, (types, expected) in _TYPES.items():
+        raise LabError("entry_not_object", N_("{where}: exercise {exercise}: must be an object, "
+                                              "got {type}"),
+                       where=where, exercise=exercise, type=json_type(fields))
+    for key, (types, template) in _TYPES.items():
         if key not in fields:
-            raise LabError(f"{where}: field {key!r} is missing")
+            raise LabError("field_missing", N_("{where}: exercise {exercise}: field {field} is "
+                                               "missing"),
+                           where=where, exercise=exercise, field=repr(key))
         if not isinstance(fields[key], types):
-            raise LabError(f"{where}: field {key!r} must be {expected}, "
-                           f"got {json_type(fields[key])}")
+            raise LabError("field_type", template, where=where, exercise=exercise,
+                           field=repr(key), type=json_type(fields[key]))
     return Entry(fields["passed"], fields["chapter"], fields["when"], fields["hint"])
 
 

@@ -10,13 +10,15 @@ from __future__ import annotations
 import math
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 
 def binomial_range(p: float, n: int, level: float = 0.95) -> tuple[float, float]:
     """The central `level` range of k / n for k ~ Binomial(n, p), exact (no normal
     approximation, which fails near 0 and 1, where the lab's rates often are)."""
     if n < 1 or not 0.0 <= p <= 1.0 or not 0.0 < level < 1.0:
-        raise LabError(f"need n >= 1, 0 <= p <= 1 and 0 < level < 1; got {n}, {p}, {level}")
+        raise LabError("bad_range", N_("need n >= 1, 0 <= p <= 1 and 0 < level < 1; got {n}, "
+                                       "{p}, {level}"), n=n, p=p, level=level)
     if p in (0.0, 1.0):
         return p, p
     tail = (1.0 - level) / 2

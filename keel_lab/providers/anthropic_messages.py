@@ -23,6 +23,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import shown, strict_dumps, string_field
 from keel_lab.providers.openai_messages import PART_TYPES
 from keel_lab.providers.turns import arguments_object, request_turns
@@ -86,8 +87,9 @@ def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = N
                     names[b["id"]] = b["name"]
                     where = f"messages.{n}.content.{k}.input"
                     if not isinstance(b["input"], Mapping):
-                        raise LabError(f"{where}: a tool_use block needs an object, got "
-                                       f"{type(b['input']).__name__}")
+                        raise LabError("input_not_an_object", N_(
+                            "{where}: a tool_use block needs an object, got {type}"), where=where,
+                            type=type(b["input"]).__name__)
                     calls.append(ToolCall(b["id"], b["name"], strict_dumps(b["input"], where)))
             out.append(AssistantMessage(text, tuple(calls)))
             continue
@@ -104,23 +106,29 @@ def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
     block types (images, thinking, ...) are kept but take no part in pairing."""
     where = f"messages.{n}"
     if not isinstance(m, Mapping):
-        raise LabError(f"{where}: expected an object (a message), got {type(m).__name__}")
+        raise LabError("not_a_message", N_("{where}: expected an object (a message), got {type}"),
+                       where=where, type=type(m).__name__)
     role = m.get("role")
     if role == "tool":
-        raise LabError(f"{where}: role 'tool' is OpenAI chat's, not Anthropic's (results are "
-                       "tool_result blocks in a user message; a history cannot mix both)")
+        raise LabError("foreign_role", N_("{where}: role 'tool' is OpenAI chat's, not "
+                                          "Anthropic's (results are tool_result blocks in a "
+                                          "user message; a history cannot mix both)"), where=where)
     for field in ("tool_calls", "tool_call_id"):
         if field in m:
-            raise LabError(f"{where}.{field}: OpenAI chat's field, not Anthropic's (calls are "
-                           "tool_use blocks; a history cannot mix both formats)")
+            raise LabError("foreign_field", N_("{where}.{field}: OpenAI chat's field, not "
+                                               "Anthropic's (calls are tool_use blocks; a "
+                                               "history cannot mix both formats)"), where=where,
+                           field=field)
     if role not in ("user", "assistant"):
-        raise LabError(f"{where}: role must be 'user' or 'assistant', got {shown(role)}")
+        raise LabError("bad_role", N_("{where}: role must be 'user' or 'assistant', got {got}"),
+                       where=where, got=shown(role))
     content = m.get("content")
     if isinstance(content, str):
         return role, [{"type": "text", "text": content}]
     if not isinstance(content, list):
-        raise LabError(f"{where}.content: expected a string or a list of blocks, got "
-                       f"{type(content).__name__}")
+        raise LabError("bad_content", N_("{where}.content: expected a string or a list of "
+                                         "blocks, got {type}"), where=where,
+                       type=type(content).__name__)
     for k, b in enumerate(content):
         _block(b, f"{where}.content.{k}")
     return role, content
@@ -129,30 +137,37 @@ def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
 def _block(b: Any, where: str) -> None:
     kind = b.get("type") if isinstance(b, Mapping) else None
     if not isinstance(kind, str):
-        raise LabError(f"{where}: expected a block object with a string 'type'")
+        raise LabError("bad_block", N_("{where}: expected a block object with a string 'type'"),
+                       where=where)
     if kind in PART_TYPES and kind != "text":  # a part only Chat Completions has
-        raise LabError(f"{where}: a {kind!r} part is OpenAI chat's format, not Anthropic's")
+        raise LabError("foreign_part", N_("{where}: a {kind!r} part is OpenAI chat's format, "
+                                          "not Anthropic's"), where=where, kind=kind)
     if kind == "text":
         string_field(b, "text", where, "block", empty=True)
     elif kind == "tool_use":
         string_field(b, "id", where, "block")
         string_field(b, "name", where, "block")
         if "input" not in b:
-            raise LabError(f"{where}.input: a tool_use block needs an object, got nothing")
+            raise LabError("no_input", N_("{where}.input: a tool_use block needs an object, got "
+                                          "nothing"), where=where)
     elif kind == "tool_result":
         string_field(b, "tool_use_id", where, "block")
         content = b.get("content")
         if content is not None and not isinstance(content, str):
             if not isinstance(content, list):
-                raise LabError(f"{where}.content: expected a string or a list of blocks, got "
-                               f"{type(content).__name__}")
+                raise LabError("bad_content", N_("{where}.content: expected a string or a list "
+                                                 "of blocks, got {type}"), where=where,
+                               type=type(content).__name__)
             for j, inner in enumerate(content):
                 if isinstance(inner, Mapping) and inner.get("type") in ("tool_use", "tool_result"):
-                    raise LabError(f"{where}.content.{j}: a tool_result holds text or images, "
-                                   f"not a {inner['type']} block")
+                    raise LabError("nested_call_block", N_("{where}.content.{j}: a tool_result "
+                                                           "holds text or images, not a {type} "
+                                                           "block"), where=where, j=j,
+                                   type=inner["type"])
                 _block(inner, f"{where}.content.{j}")
         if not isinstance(b.get("is_error", False), bool):
-            raise LabError(f"{where}.is_error: expected true or false")
+            raise LabError("wrong_type", N_("{where}.is_error: expected true or false"),
+                           where=where)
 
 
 def _result_text(content: Any) -> str:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.history import HistoryProblem, validate_history
 from keel_lab.core.strict_json import read_json
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.anthropic_messages import validate_anthropic
 from keel_lab.providers.fields import shown
 from keel_lab.providers.formats import HISTORY_FORMATS, detect_history
@@ -31,9 +31,9 @@ def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[di
     value = read_json(read_file(path), str(path))
     messages = _history(value, path) if isinstance(value, dict) else value
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise LabError(_("{path}: expected a list of message objects, or an object with "
-                         "'messages', 'contents' or 'input' (got {got})").format(
-                             path=path, got=_got(value)))
+        raise LabError("not_a_history", N_("{path}: expected a list of message objects, or an "
+                                           "object with 'messages', 'contents' or 'input' (got "
+                                           "{got})"), path=path, got=_got(value))
     return _format(messages, fmt), messages
 
 
@@ -42,17 +42,17 @@ def _history(body: dict[str, Any], path: str | Path) -> Any:
     a reader takes would decide the verdict (the lab's policy)."""
     found = [k for k in BODY_KEYS if k in body]
     if len(found) > 1:
-        raise LabError(_("{path}: ambiguous: the body has both {first} and {second}; keep "
-                         "the one the provider reads").format(
-                             path=path, first=shown(found[0]), second=shown(found[1])))
+        raise LabError("ambiguous_body", N_("{path}: ambiguous: the body has both {first} and "
+                                            "{second}; keep the one the provider reads"),
+                       path=path, first=shown(found[0]), second=shown(found[1]))
     return body[found[0]] if found else None
 
 
-def _got(value: Any) -> str:
+def _got(value: Any) -> Said | str:
     if isinstance(value, dict):
-        return (_("an object with keys {keys}").format(
-                    keys=", ".join(shown(k) for k in list(value)[:5]))
-                if value else _("an empty object"))
+        return (Said("keys", N_("an object with keys {keys}"),
+                     {"keys": ", ".join(shown(k) for k in list(value)[:5])})
+                if value else Said("empty_object", N_("an empty object")))
     return shown(value)
 
 
@@ -60,15 +60,15 @@ def _format(messages: list[dict[str, Any]], fmt: str) -> str:
     if fmt == "auto":
         return detect_history(messages)
     if fmt not in HISTORY_FORMATS:
-        raise LabError(_("unknown history format {format}; one of {formats}").format(
-            format=repr(fmt), formats=", ".join(HISTORY_FORMATS)))
+        raise LabError("unknown_format", N_("unknown history format {format}; one of {formats}"),
+                       format=repr(fmt), formats=", ".join(HISTORY_FORMATS))
     return fmt
 
 
 def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[HistoryProblem]:
     """The provider's pairing problems; a message the format does not allow raises `LabError`."""
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise LabError(_("expected a list of message objects"))
+        raise LabError("not_a_history", N_("expected a list of message objects"))
     fmt = _format(messages, fmt)
     if fmt == "anthropic":
         return validate_anthropic(messages)

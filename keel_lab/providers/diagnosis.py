@@ -17,9 +17,16 @@ from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.protocol import parse_arguments
-from keel_lab.core.streaming import Notice, ProviderCall, StreamEvent, assemble
+from keel_lab.core.streaming import (
+    Joined,
+    Notice,
+    ProviderCall,
+    Readiness,
+    StreamEvent,
+    assemble,
+)
 from keel_lab.core.tables import format_table, printable
 from keel_lab.i18n import N_, _
 from keel_lab.providers.formats import DONE, STREAM_FORMATS, detect_stream, record_format
@@ -43,13 +50,30 @@ CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
 
 @dataclass
 class WireCallReport:
+    """One call of a recorded turn, and the assembler's verdict on it (`verdict`, coded; its
+    `error` is the verdict's words when the call may not run)."""
+
     index: int
     id: str | None
     name: str
     arguments: str
     input: dict[str, Any] | None
-    executable: bool
-    error: str | None
+    verdict: Readiness
+
+    @property
+    def executable(self) -> bool:
+        return self.verdict.executable
+
+    @property
+    def error(self) -> str | None:
+        return None if self.verdict.executable else self.verdict.reason
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call as JSON: its error's words, and beside them their `code`."""
+        return {"index": self.index, "id": self.id, "name": self.name,
+                "arguments": self.arguments, "input": self.input,
+                "executable": self.executable, "error": self.error,
+                "code": None if self.executable else self.verdict.code}
 
 
 @dataclass
@@ -60,7 +84,7 @@ class Diagnosis:
     finish_reason: str | None
     calls: list[WireCallReport]
     diagnostics: list[Notice] = field(default_factory=list)
-    interrupted: str | None = None
+    interrupted: Said | None = None  # why the stream stopped before its finish
     text: str = ""  # the turn's text content, assembled alongside the calls
     provider_calls: list[ProviderCall] = field(default_factory=list)  # run by the provider
 
@@ -74,14 +98,17 @@ class Diagnosis:
                             for d in self.diagnostics))
 
     def to_dict(self) -> dict[str, Any]:
+        """The turn as JSON: every message with its `code` beside it."""
         return {"finish_reason": self.finish_reason,
-                "calls": [vars(c) for c in self.calls],
+                "calls": [c.to_dict() for c in self.calls],
                 "provider_calls": [asdict(p) for p in self.provider_calls],
-                "diagnostics": [asdict(d) for d in self.diagnostics]}
+                "diagnostics": [{"index": d.index, "id": d.id, "quirk": d.quirk,
+                                 "message": d.message, "action": d.action, "code": d.said.code}
+                                for d in self.diagnostics]}
 
     def table(self) -> str:
         """The calls, one a row, each error by a short name; every full text once below."""
-        notes: list[str] = []  # the errors no quirk below names, each once, by number
+        notes: list[Said] = []  # the errors no quirk below names, each once, by number
         rows = [{_(COLUMNS[k]): v for k, v in (
                     ("index", c.index), ("id", c.id), ("name", c.name),
                     ("arguments", c.arguments), ("executable", c.executable),
@@ -99,28 +126,40 @@ class Diagnosis:
         return "\n".join(lines)
 
 
-    def _short_error(self, call: WireCallReport, notes: list[str]) -> str | None:
-        """A call's error as the table's column shows it: its own problem, then the turn's
-        refusal when another call caused it, each named short."""
-        if call.error is None:
+    def _short_error(self, call: WireCallReport, notes: list[Said]) -> str | None:
+        """A call's error as the table's column shows it: each coded part of its verdict (its
+        own problem, then the turn's refusal when another call caused it) named short."""
+        if call.executable:
             return None
-        marker = _("; the turn is refused")  # the core's words, in the learner's language
-        own, refused, why = call.error.partition(marker)
-        parts = [own, marker.lstrip("; \uff1b") + why] if refused and why else [own]
+        parts = call.verdict.parts or (call.verdict.said,)
         return "; ".join(self._named(part, call, notes) for part in parts)
 
-    def _named(self, error: str, call: WireCallReport, notes: list[str]) -> str:
-        """The quirk whose notice (listed below the table) says `error`, with the call it is
-        about when that is another; else a number whose text follows the table, the same text
-        always the same number."""
-        said = [d for d in self.diagnostics if d.message and d.message in error]
-        if said:
-            d = max(said, key=lambda d: (len(d.message), d.index == call.index))
+    def _named(self, error: Said, call: WireCallReport, notes: list[Said]) -> str:
+        """The quirk whose notice (listed below the table) says `error` or a part of it, with
+        the call it is about when that is another; else a number whose text follows the table,
+        the same message always the same number."""
+        d = self._saying(error, call)
+        if d is not None:
             return (_("{quirk} (call {index})").format(quirk=d.quirk, index=d.index)
                     if d.index not in (None, call.index) else d.quirk)
         if error not in notes:
             notes.append(error)
         return f"[{notes.index(error) + 1}]"
+
+    def _saying(self, error: Said, call: WireCallReport) -> Notice | None:
+        """The notice that says `error`, or the first part of it a notice says (the call's own
+        notice first): found by the messages' codes and parameters, never their words."""
+        todo: list[object] = [error]
+        while todo:
+            said = todo.pop(0)
+            if isinstance(said, Said):
+                found = [d for d in self.diagnostics if d.said == said]
+                if found:
+                    return next((d for d in found if d.index == call.index), found[0])
+                todo += said.params.values()
+            elif isinstance(said, Joined):
+                todo += said.parts
+        return None
 
 
 def _notice_line(d: Notice) -> str:
@@ -153,16 +192,16 @@ def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEve
 def _convert(records: Labelled, fmt: str, source: str) -> Iterator[StreamEvent]:
     """The converter's events, each after what it noticed before it, a server's error too."""
     if fmt not in CONVERTERS:
-        raise LabError(_("unknown format {format}; formats: {formats}").format(
-            format=repr(fmt), formats=", ".join(CONVERTERS)))
+        raise LabError("unknown_format", N_("unknown format {format}; formats: {formats}"),
+                       format=repr(fmt), formats=", ".join(CONVERTERS))
     diag = Diagnostics()
     try:
         for event in CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag):
             yield from diag.said()
             yield event
     except ConnectionError as exc:
-        diag.note(None, None, "server_error",
-                  _("the stream stopped with an error: {error}").format(error=exc), "refused")
+        diag.note(None, None, "server_error", N_("the stream stopped with an error: {error}"),
+                  "refused", error=exc.args[0] if len(exc.args) == 1 else str(exc))
         yield from diag.said()
         raise
     yield from diag.said()
@@ -177,25 +216,27 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
                                         or record.get("type") in ("error", "response.failed"))
         found = None if record is DONE or error else record_format(record)
         if found is not None and found != fmt:
-            raise LabError(_("{where}: {found} event in {format} stream").format(
-                               where=where, found=_a(found), format=_a(fmt)) if own else
-                           _("{where}: this is not {format}: it is {found} event").format(
-                               where=where, format=fmt, found=_a(found)))
+            if own:
+                raise LabError("mixed_formats", N_("{where}: {found} event in {format} stream"),
+                               where=where, found=_a(found), format=_a(fmt))
+            raise LabError("wrong_format", N_("{where}: this is not {format}: it is {found} "
+                                              "event"), where=where, format=fmt, found=_a(found))
         if found is None and record is not DONE and not error:
             unknown = True
-            diag.note(None, None, "unknown_event", _(
+            diag.note(None, None, "unknown_event", N_(
                 "{where} is no {format} event (the first such payload); payloads of no known "
-                "shape add nothing").format(where=where, format=fmt))
+                "shape add nothing"), where=where, format=fmt)
         own, errors = own or found == fmt, errors or error
         yield where, record
     if unknown and not own and not errors:
-        raise LabError(_("{source}: this is not {format}: none of its events is one").format(
-            source=source, format=fmt))
+        raise LabError("wrong_format", N_("{source}: this is not {format}: none of its events "
+                                          "is one"), source=source, format=fmt)
 
 
-def _a(fmt: str) -> str:
+def _a(fmt: str) -> Said:
     """The format's name with its article: "an openai-chat", "a gemini"."""
-    return (_("an {format}") if fmt[0] in "aeiou" else _("a {format}")).format(format=fmt)
+    return Said("format", N_("an {format}") if fmt[0] in "aeiou" else N_("a {format}"),
+                {"format": fmt})
 
 
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
@@ -212,10 +253,9 @@ def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
     said = [Notice(None, None, "call_in_text", describe(leaks), "reported")] if leaks else []
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
                               None if s.refused else parse_arguments(s.arguments)[0],
-                              v.executable, None if v.executable else v.reason)
-               for s, v in ((s, assembly.readiness(s)) for s in assembly.calls)]
+                              assembly.readiness(s)) for s in assembly.calls]
     return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
-                     assembly.refused if assembly.finish_reason is None else None, assembly.text,
+                     assembly.refusal if assembly.finish_reason is None else None, assembly.text,
                      list(assembly.provider_calls))
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import N_
 
 
 def shown(value: Any) -> str:
@@ -77,8 +78,9 @@ class Fields:
         return f"{path}.{key}" if path else key
 
     def _wrong(self, key: str, expected: str) -> LabError:
-        got = json_type(self.value[key])
-        return LabError(f"{self.where}: field {self._at(key)!r} must be {expected}, got {got}")
+        return LabError("wrong_type", N_("{where}: field {field} must be {expected}, got {got}"),
+                        where=self.where, field=repr(self._at(key)), expected=expected,
+                        got=json_type(self.value[key]))
 
     def raw(self, key: str) -> Any:
         return self.value.get(key)
@@ -105,8 +107,9 @@ class Fields:
     def required_index(self, key: str) -> int:
         value = self.index(key)
         if value is None:
-            raise LabError(f"{self.where}: field {self._at(key)!r} is missing (a whole number "
-                           f"0..{MAX_INDEX} is expected)")
+            raise LabError("missing_field", N_("{where}: field {field} is missing (a whole number "
+                                               "0..{max} is expected)"),
+                           where=self.where, field=repr(self._at(key)), max=MAX_INDEX)
         return value
 
     def obj(self, key: str) -> Fields:
@@ -126,8 +129,10 @@ class Fields:
             raise self._wrong(key, "a list of objects")
         for i, item in enumerate(value):
             if not isinstance(item, dict):
-                raise LabError(f"{self.where}: field {self._at(key)}[{i}] must be an object, "
-                               f"got {json_type(item)}")
+                raise LabError("wrong_type", N_("{where}: field {field} must be an object, got "
+                                                "{got}"),
+                               where=self.where, field=f"{self._at(key)}[{i}]",
+                               got=json_type(item))
         return [Fields(item, self.where, self, key, i) for i, item in enumerate(value)]
 
     def arguments(self, key: str) -> str | None:
@@ -139,8 +144,9 @@ class Fields:
             try:
                 return json.dumps(value, ensure_ascii=False)
             except RecursionError:
-                raise LabError(f"{self.where}: field {self._at(key)!r} is nested too deeply "
-                               "to serialise") from None
+                raise LabError("too_deep", N_("{where}: field {field} is nested too deeply to "
+                                              "serialise"),
+                               where=self.where, field=repr(self._at(key))) from None
         raise self._wrong(key, "a string (or an object)")
 
 
@@ -149,7 +155,8 @@ def strict_dumps(value: Any, where: str) -> str:
     try:
         return json.dumps(value, allow_nan=False)
     except (ValueError, TypeError, RecursionError) as exc:
-        raise LabError(f"{where}: not a JSON object ({type(exc).__name__})") from None
+        raise LabError("not_json_value", N_("{where}: not a JSON object ({error})"), where=where,
+                       error=type(exc).__name__) from None
 
 
 def string_field(value: Mapping[str, Any], field: str, where: str, of: str,
@@ -158,8 +165,10 @@ def string_field(value: Mapping[str, Any], field: str, where: str, of: str,
     `value["type"]` `of` ("block", "item") needs."""
     got = value.get(field)
     if not isinstance(got, str) or not (got or empty):
-        raise LabError(f"{where}.{field}: a {value['type']} {of} needs a "
-                       f"{'' if empty else 'non-empty '}string, got {shown(got)}")
+        raise LabError("wrong_type", N_("{where}.{field}: a {type} {of} needs a string, got "
+                                        "{got}") if empty else
+                       N_("{where}.{field}: a {type} {of} needs a non-empty string, got {got}"),
+                       where=where, field=field, type=value["type"], of=of, got=shown(got))
 
 
 def parts_text(content: Any, where: str, expected: str, part: Callable[[Any, str], str],
@@ -169,5 +178,6 @@ def parts_text(content: Any, where: str, expected: str, part: Callable[[Any, str
     if isinstance(content, str) or (content is None and null):
         return content or ""
     if not isinstance(content, list):
-        raise LabError(f"{where}: expected {expected}, got {type(content).__name__}")
+        raise LabError("wrong_type", N_("{where}: expected {expected}, got {type}"), where=where,
+                       expected=expected, type=type(content).__name__)
     return "".join(part(p, f"{where}[{k}]") for k, p in enumerate(content))

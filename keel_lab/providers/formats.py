@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal, get_args
 
 from keel_lab.core.errors import LabError
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 
 StreamFormat = Literal["openai-chat", "openai-responses", "anthropic", "ollama", "gemini"]
 HistoryFormat = Literal["openai-chat", "anthropic", "gemini", "openai-responses"]
@@ -52,8 +52,9 @@ def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> S
         found = None if r is DONE else record_format(r)
         if found:
             return found
-    raise LabError(_("{where}: cannot tell the format (none of {formats}); pass "
-                     "--format").format(where=where, formats=", ".join(STREAM_FORMATS)))
+    raise LabError("unknown_format", N_("{where}: cannot tell the format (none of {formats}); "
+                                        "pass --format"),
+                   where=where, formats=", ".join(STREAM_FORMATS))
 
 
 def detect_history(messages: Sequence[dict[str, Any]]) -> HistoryFormat:

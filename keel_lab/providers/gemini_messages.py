@@ -29,6 +29,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import shown, strict_dumps
 from keel_lab.providers.turns import arguments_object, request_turns
 
@@ -228,7 +229,7 @@ def _named(value: Mapping[str, Any]) -> str:
 def _contents(contents: Sequence[Mapping[str, Any]]) -> Iterator[_Content]:
     """The contents read and checked, with every call and response named by its id."""
     if not isinstance(contents, Sequence) or isinstance(contents, str):
-        raise LabError("contents: expected a list of content objects")
+        raise LabError("not_a_list", N_("contents: expected a list of content objects"))
     for n, raw in enumerate(contents):
         yield _content(raw, f"contents.{n}", n)
 
@@ -236,35 +237,42 @@ def _contents(contents: Sequence[Mapping[str, Any]]) -> Iterator[_Content]:
 def _content(c: Any, where: str, n: int, role: str | None = None) -> _Content:
     """Content `n` read and checked; an id-less call is named `gemini-call-<n>-<k>`."""
     if not isinstance(c, Mapping):
-        raise LabError(f"{where}: expected an object (a content), got {type(c).__name__}")
+        raise LabError("not_a_content", N_("{where}: expected an object (a content), got {type}"),
+                       where=where, type=type(c).__name__)
     for field in ("tool_calls", "tool_call_id", "content"):
         if field in c:
-            raise LabError(f"{where}.{field}: not Gemini's (a content has `role` and `parts`; "
-                           "a history cannot mix formats)")
+            raise LabError("foreign_field", N_("{where}.{field}: not Gemini's (a content has "
+                                               "`role` and `parts`; a history cannot mix "
+                                               "formats)"), where=where, field=field)
     role = role or c.get("role")
     if role not in ("user", "model"):
-        raise LabError(f"{where}: role must be 'user' or 'model', got {shown(role)}")
+        raise LabError("bad_role", N_("{where}: role must be 'user' or 'model', got {got}"),
+                       where=where, got=shown(role))
     parts = c.get("parts")
     if not isinstance(parts, list):
-        raise LabError(f"{where}.parts: expected a list of parts, got {type(parts).__name__}")
+        raise LabError("bad_parts", N_("{where}.parts: expected a list of parts, got {type}"),
+                       where=where, type=type(parts).__name__)
     calls: list[_Part] = []
     responses: list[_Part] = []
     text = []
     for k, p in enumerate(parts):
         here = f"{where}.parts.{k}"
         if not isinstance(p, Mapping):
-            raise LabError(f"{here}: expected an object (a part), got {type(p).__name__}")
+            raise LabError("not_a_part", N_("{where}: expected an object (a part), got {type}"),
+                           where=here, type=type(p).__name__)
         if isinstance(p.get("text"), str) and not p.get("thought"):
             text.append(p["text"])
         if "functionCall" in p:
             _part(p, "functionCall", "args", here)
             if role != "model":
-                raise LabError(f"{here}: a functionCall part belongs in a model content")
+                raise LabError("misplaced_part", N_("{where}: a functionCall part belongs in a "
+                                                    "model content"), where=here)
             calls.append((k, _id(p["functionCall"]) or f"gemini-call-{n}-{len(calls)}", p))
         if "functionResponse" in p:
             _part(p, "functionResponse", "response", here)
             if role != "user":
-                raise LabError(f"{here}: a functionResponse part belongs in a user content")
+                raise LabError("misplaced_part", N_("{where}: a functionResponse part belongs "
+                                                    "in a user content"), where=here)
             responses.append((k, _id(p["functionResponse"]) or "", p))
     return _Content(role, tuple(calls), tuple(responses), "".join(text))
 
@@ -272,15 +280,18 @@ def _content(c: Any, where: str, n: int, role: str | None = None) -> _Content:
 def _part(p: Mapping[str, Any], kind: str, body: str, where: str) -> None:
     value = p[kind]
     if not isinstance(value, Mapping):
-        raise LabError(f"{where}.{kind}: expected an object, got {type(value).__name__}")
+        raise LabError("wrong_type", N_("{where}.{kind}: expected an object, got {type}"),
+                       where=where, kind=kind, type=type(value).__name__)
     if not isinstance(value.get("name"), str) or not value["name"]:
-        raise LabError(f"{where}.{kind}.name: a non-empty string is needed, got "
-                       f"{shown(value.get('name'))}")
+        raise LabError("no_name", N_("{where}.{kind}.name: a non-empty string is needed, got "
+                                     "{got}"), where=where, kind=kind,
+                       got=shown(value.get("name")))
     if value.get("id") is not None and not isinstance(value["id"], str):
-        raise LabError(f"{where}.{kind}.id: expected a string, got {shown(value['id'])}")
+        raise LabError("wrong_type", N_("{where}.{kind}.id: expected a string, got {got}"),
+                       where=where, kind=kind, got=shown(value["id"]))
     if value.get(body) is not None and not isinstance(value[body], Mapping):
-        raise LabError(f"{where}.{kind}.{body}: expected an object, got "
-                       f"{type(value[body]).__name__}")
+        raise LabError("wrong_type", N_("{where}.{kind}.{body}: expected an object, got {type}"),
+                       where=where, kind=kind, body=body, type=type(value[body]).__name__)
 
 
 def _id(value: Mapping[str, Any]) -> str | None:

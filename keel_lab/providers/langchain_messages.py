@@ -1,6 +1,6 @@
 """LangChain messages: `AIMessage.tool_calls` with parsed `args`, and `ToolMessage`s.
 
-An optional extra: langchain-core is imported only when these functions are called. A call
+langchain-core is imported only when these functions are called (it is slow to load). A call
 whose arguments do not parse goes into `invalid_tool_calls`, LangChain's own place for it.
 """
 
@@ -19,14 +19,12 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall, parse_arguments
+from keel_lab.i18n import N_
 
 
 def _core() -> Any:
-    try:
-        import langchain_core.messages as lc
-    except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise LabError("LangChain conversion needs langchain-core: "
-                       "pip install 'keel-lab[langchain]'") from exc
+    import langchain_core.messages as lc
+
     return lc
 
 
@@ -40,7 +38,7 @@ def to_langchain(messages: Iterable[Message]) -> list[Any]:
                 value, error = parse_arguments(c.arguments)
                 if value is None:
                     bad.append({"type": "invalid_tool_call", "id": c.id, "name": c.name,
-                                "args": c.arguments, "error": error})
+                                "args": c.arguments, "error": str(error)})
                 else:
                     good.append({"type": "tool_call", "id": c.id, "name": c.name,
                                  "args": value})
@@ -75,5 +73,6 @@ def from_langchain(messages: Sequence[Any]) -> list[Message]:
         elif isinstance(m, lc.HumanMessage):
             out.append(UserMessage(text))
         else:
-            raise LabError(f"messages[{n}]: cannot convert {type(m).__name__}")
+            raise LabError("unconvertible", N_("messages[{n}]: cannot convert {type}"), n=n,
+                           type=type(m).__name__)
     return out

@@ -18,7 +18,10 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
 
-from keel_lab.i18n import N_, _
+from keel_lab.core.errors import Said
+from keel_lab.core.streaming import Joined
+from keel_lab.core.strict_json import unterminated
+from keel_lab.i18n import N_
 
 OPEN, CLOSE = "<tool_call>", "</tool_call>"
 TAG, OBJECT = N_("<tool_call> tag"), N_("JSON object")  # a leak's form, translated where shown
@@ -75,19 +78,21 @@ def _located(text: str, found: list[tuple[int, str, str]]) -> list[Leak]:
     return leaks
 
 
-def describe(leaks: list[Leak]) -> str:
+def describe(leaks: list[Leak]) -> Said:
     """The diagnostic's message: what was found, where, and why it does not run."""
-    each = ", ".join(_("{name} ({form}, line {line}, char {char})").format(
-        name=repr(leak.name), form=_(leak.form), line=leak.line, char=leak.char)
-        for leak in leaks)
-    return (_("the turn's text holds {n} tool call written as text, not sent as calls: {each}; "
-              "the text is the model's answer and the lab does not guess calls out of it, so "
-              "none runs (a server whose tool parser reads this model's call syntax would send "
-              "them as calls)") if len(leaks) == 1 else
-            _("the turn's text holds {n} tool calls written as text, not sent as calls: {each}; "
-              "the text is the model's answer and the lab does not guess calls out of it, so "
-              "none runs (a server whose tool parser reads this model's call syntax would send "
-              "them as calls)")).format(n=len(leaks), each=each)
+    each = Joined(tuple(Said("leak", N_("{name} ({form}, line {line}, char {char})"),
+                             {"name": repr(leak.name), "form": Said("form", leak.form),
+                              "line": leak.line, "char": leak.char})
+                        for leak in leaks), ", ")
+    return Said("call_in_text", N_(
+        "the turn's text holds {n} tool call written as text, not sent as calls: {each}; the text "
+        "is the model's answer and the lab does not guess calls out of it, so none runs (a "
+        "server whose tool parser reads this model's call syntax would send them as calls)")
+        if len(leaks) == 1 else N_(
+        "the turn's text holds {n} tool calls written as text, not sent as calls: {each}; the "
+        "text is the model's answer and the lab does not guess calls out of it, so none runs (a "
+        "server whose tool parser reads this model's call syntax would send them as calls)"),
+        {"n": len(leaks), "each": each})
 
 
 def _standing_call(plain: str, start: int) -> tuple[str | None, int]:
@@ -119,7 +124,7 @@ def _decode(plain: str, start: int) -> tuple[Any, int]:
         except RecursionError:
             raise _TooDeep(start + window) from None
         except json.JSONDecodeError as exc:
-            cut = exc.msg.startswith("Unterminated string") or exc.pos >= len(chunk) - 8
+            cut = exc.pos >= len(chunk) - 8 or unterminated(chunk, exc.pos)
             if not cut or start + window >= len(plain):
                 raise
         window *= 2

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from keel_lab.core.errors import LabError
 from keel_lab.core.messages import AssistantMessage, Message
 from keel_lab.core.model import Turn
 from keel_lab.core.streaming import Notice, StreamAssembler, StreamEvent
@@ -21,12 +20,9 @@ from keel_lab.providers.openai_messages import from_openai, to_openai
 
 
 def _sdk() -> Any:
-    """The `openai` package, an optional extra: imported only when an adapter is built."""
-    try:
-        import openai
-    except ImportError as exc:
-        raise LabError("OpenAIChatAdapter needs the official openai SDK: "
-                       "pip install 'keel-lab[openai]'") from exc
+    """The `openai` package, imported only when an adapter is built (it takes a second)."""
+    import openai
+
     return openai
 
 

@@ -44,11 +44,12 @@ from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 from urllib.parse import quote, quote_plus
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.messages import Message, UserMessage
 from keel_lab.core.strict_json import read_json
 from keel_lab.core.tables import printable
 from keel_lab.core.tools import Toolset
+from keel_lab.i18n import N_
 from keel_lab.providers.formats import StreamFormat
 from keel_lab.providers.gemini_messages import to_gemini
 from keel_lab.providers.openai_messages import to_openai
@@ -145,18 +146,22 @@ def plan(fmt: StreamFormat, tools: Toolset, prompt: str, *, model: str | None = 
     """The request `record` sends, or a `LabError` before anything is sent (a missing key)."""
     provider = PROVIDERS[fmt]
     if base_url is not None and not base_url.startswith(("http://", "https://")):
-        raise LabError(f"--base-url {printable(base_url)!r}: expected an http:// or https:// URL")
+        raise LabError("bad_url", N_("--base-url {url!r}: expected an http:// or https:// URL"),
+                       url=printable(base_url))
     names = (key_env,) if key_env else () if base_url else provider.keys
     name, key = next(((n, environ[n]) for n in names if environ.get(n)), ("", None))
     if names and key is None:
-        raise LabError(f"record {fmt}: no key: set {' or '.join(names)}"
-                       + ("" if key_env else " (or name another variable: --api-key-env NAME)"))
+        raise LabError("no_key", N_("record {format}: no key: set {names}") if key_env else
+                       N_("record {format}: no key: set {names} (or name another variable: "
+                          "--api-key-env NAME)"), format=fmt, names=" or ".join(names))
     if key is not None and (bad := _HEADER_UNSAFE.search(key)):
         # never sent: a line break would end the header early (h11 refuses it, and its error
         # repeats the key); never shown either, only what is wrong and where
-        raise LabError(f"record {fmt}: the key in {name} has {_kind(bad[0])} at character "
-                       f"{bad.start() + 1} of {len(key)}: an HTTP header cannot carry it; "
-                       "a key is printable ASCII without spaces (how was the variable set?)")
+        raise LabError("bad_key", N_("record {format}: the key in {name} has {kind} at "
+                                     "character {at} of {count}: an HTTP header cannot carry "
+                                     "it; a key is printable ASCII without spaces (how was the "
+                                     "variable set?)"), format=fmt, name=name, kind=_kind(bad[0]),
+                       at=bad.start() + 1, count=len(key))
     return Request(fmt, model or provider.model, tools, prompt,
                    (base_url or provider.url).rstrip("/"), key, timeout)
 
@@ -209,20 +214,24 @@ def record(request: Request, out: Path, say: Callable[[str], None] | None = None
             stream_type = PROVIDERS[request.format].stream_type
             if kind.split(";")[0].strip().lower() != stream_type:
                 first = next(iter(answer.iter_bytes()), b"")[:200]
-                raise RecordFailed(f"{request.url} answered {kind or 'no Content-Type'}, not a "
-                                   f"stream ({stream_type}): "
-                                   f"{_one_line(first.decode('utf-8', 'replace'))!r}")
+                raise RecordFailed("not_a_stream", N_("{url} answered {kind}, not a stream "
+                                                      "({stream_type}): {start!r}"),
+                                   url=request.url, kind=kind or "no Content-Type",
+                                   stream_type=stream_type,
+                                   start=_one_line(first.decode("utf-8", "replace")))
             for chunk in answer.iter_bytes():
                 sink.write(chunk, request.url)
             if not sink.size:
-                raise RecordFailed(f"{request.url} answered HTTP {answer.status_code} with no "
-                                   "bytes: no stream came")
+                raise RecordFailed("no_stream", N_("{url} answered HTTP {status} with no bytes: "
+                                                   "no stream came"), url=request.url,
+                                   status=answer.status_code)
     except BaseException as exc:
         size, kept = sink.size, sink.discard()
         failure = exc if isinstance(exc, RecordFailed) else _failure(exc, request, size)
         if failure is None:
             raise
-        raise RecordFailed(request.scrub(f"{failure}{kept}")) from None
+        raise RecordFailed(failure.code, N_("{failure}{kept}"),
+                           failure=_scrubbed(failure.said, request), kept=kept) from None
     tell(f"{sink.size} bytes")
     return Recording(sink.keep(), sink.size)
 
@@ -236,29 +245,44 @@ def _failure(exc: BaseException, request: Request, size: int) -> RecordFailed | 
         chain.append(inner)
     refused = next((e for e in chain if isinstance(e, _Refused)), None)
     if refused is not None and refused.location is not None:
-        return RecordFailed(f"{request.url} answered HTTP {refused.status}, a redirect to "
-                            f"{_one_line(refused.location)!r}: keel-lab follows none (the key "
-                            "and the prompt go only where --base-url says; give it that URL)")
+        return RecordFailed("redirect", N_("{url} answered HTTP {status}, a redirect to "
+                                           "{location!r}: keel-lab follows none (the key and "
+                                           "the prompt go only where --base-url says; give it "
+                                           "that URL)"), url=request.url, status=refused.status,
+                            location=_one_line(refused.location))
     if refused is not None:
-        return RecordFailed(f"{request.url} refused the request: HTTP {refused.status}: "
-                            f"{_provider_message(refused.body)}"
-                            + (" (keel-lab sent no key: --api-key-env NAME sends one)"
-                               if refused.status in (401, 403) and request.key is None else ""))
-    where = f"the stream from {request.url}, after {size} bytes," if size else request.url
+        return RecordFailed("refused", N_("{url} refused the request: HTTP {status}: {message} "
+                                          "(keel-lab sent no key: --api-key-env NAME sends one)")
+                            if refused.status in (401, 403) and request.key is None else
+                            N_("{url} refused the request: HTTP {status}: {message}"),
+                            url=request.url, status=refused.status,
+                            message=_provider_message(refused.body))
+    at: str | Said = Said("after_bytes", N_("{url}, after {size} bytes,"),
+                          {"url": request.url, "size": size}) if size else request.url
+    where = Said("stream_from", N_("the stream from {at}"), {"at": at}) if size else at
     if isinstance(exc, KeyboardInterrupt):
-        return RecordFailed(f"{where}: interrupted")
+        return RecordFailed("interrupted", N_("{where}: interrupted"), where=where)
     names = {c.__name__ for e in chain for c in type(e).__mro__}
     detail = _one_line(next((str(e) for e in reversed(chain) if str(e)), type(exc).__name__))
     if names & {"TimeoutException", "APITimeoutError"}:
-        return RecordFailed(f"{where}: nothing came for {request.timeout:g} s ({detail}); "
-                            "--timeout SECONDS waits longer")
+        return RecordFailed("timed_out", N_("{where}: nothing came for {timeout:g} s "
+                                            "({detail}); --timeout SECONDS waits longer"),
+                            where=where, timeout=request.timeout, detail=detail)
     if names & {"TransportError", "APIConnectionError"}:
-        return RecordFailed(f"{where} broke off: {detail}" if size else
-                            f"cannot reach {where}: {detail}")
+        return RecordFailed("broke_off", N_("{where} broke off: {detail}"), where=where,
+                            detail=detail) if size else RecordFailed(
+            "unreachable", N_("cannot reach {where}: {detail}"), where=where, detail=detail)
     if "RequestError" in names:  # e.g. a body its Content-Encoding does not describe
-        return RecordFailed(f"the answer of {where.removeprefix('the stream from ')} cannot "
-                            f"be decoded: {detail}")
+        return RecordFailed("undecodable", N_("the answer of {at} cannot be decoded: {detail}"),
+                            at=at, detail=detail)
     return None
+
+
+def _scrubbed(said: Said, request: Request) -> Said:
+    """`said` with every text in it scrubbed: a server may echo the key in any of them."""
+    return Said(said.code, said.template, {
+        k: _scrubbed(v, request) if isinstance(v, Said) else
+        request.scrub(v) if isinstance(v, str) else v for k, v in said.params.items()})
 
 
 def _one_line(text: str) -> str:
@@ -300,29 +324,33 @@ class _Sink:
         except OSError:
             mode = stat.S_IFREG  # a new file (a missing folder is found when writing)
         if stat.S_ISDIR(mode) or not out.name:
-            raise LabError(f"cannot write {out}: it is a folder")
+            raise LabError("unwritable", N_("cannot write {out}: it is a folder"), out=out)
         if not stat.S_ISREG(mode):  # renaming onto it would replace the device or FIFO itself
-            raise LabError(f"cannot write {out}: not a regular file (a device, FIFO or socket); "
-                           "record writes a file of its own")
+            raise LabError("unwritable", N_("cannot write {out}: not a regular file (a device, "
+                                            "FIFO or socket); record writes a file of its own"),
+                           out=out)
         self.temp = out.with_name(f".{out.name}.{secrets.token_hex(4)}.tmp")
         try:
             self.file: BinaryIO = self.temp.open("xb")
         except OSError as exc:
-            raise LabError(f"cannot write {out}: {exc.strerror or exc}") from None
+            raise LabError("unwritable", N_("cannot write {out}: {reason}"), out=out,
+                           reason=exc.strerror or exc) from None
 
     def write(self, chunk: bytes, url: str) -> None:
         if time.monotonic() > self.deadline:
-            raise RecordFailed(f"the stream from {url} still went on after "
-                               f"{self.seconds:g} s, too long for one turn")
+            raise RecordFailed("too_long", N_("the stream from {url} still went on after "
+                                              "{seconds:g} s, too long for one turn"), url=url,
+                               seconds=self.seconds)
         if self.size + len(chunk) > MAX_BYTES:
             self.file.write(chunk[:MAX_BYTES - self.size])
             self.size = MAX_BYTES
-            raise RecordFailed(f"{url} sent more than {MAX_BYTES // 2**20} MiB, too much "
-                               "for one turn")
+            raise RecordFailed("too_large", N_("{url} sent more than {mib} MiB, too much for "
+                                               "one turn"), url=url, mib=MAX_BYTES // 2**20)
         try:
             self.file.write(chunk)
         except OSError as exc:
-            raise LabError(f"cannot write {self.out}: {exc.strerror or exc}") from None
+            raise LabError("unwritable", N_("cannot write {out}: {reason}"), out=self.out,
+                           reason=exc.strerror or exc) from None
         self.size += len(chunk)
 
     def keep(self) -> Path:
@@ -330,7 +358,7 @@ class _Sink:
         os.replace(self.temp, self.out)
         return self.out
 
-    def discard(self) -> str:
+    def discard(self) -> Said | str:
         """Drop an empty start, keep a cut-off one as `<out>.partial`; says which."""
         with contextlib.suppress(OSError):
             self.file.close()
@@ -338,8 +366,9 @@ class _Sink:
             partial = self.out.with_name(self.out.name + ".partial")
             with contextlib.suppress(OSError):
                 os.replace(self.temp, partial)
-                return (f"; the {self.size} bytes that came are kept in {partial} "
-                        "(keel-lab assemble reads it)")
+                return Said("kept", N_("; the {size} bytes that came are kept in {partial} "
+                                       "(keel-lab assemble reads it)"),
+                            {"size": self.size, "partial": partial})
         with contextlib.suppress(OSError):
             self.temp.unlink()
         return ""
@@ -454,7 +483,9 @@ def _import(name: str, fmt: str) -> Any:
     try:
         return __import__(name)
     except ImportError:
-        raise LabError(f"record {fmt} needs the {name} package: pip install {name}") from None
+        raise LabError("missing_extra", N_("record {format} needs the {package} package: "
+                                           "pip install 'keel-lab[record]'"),
+                       format=fmt, package=name) from None
 
 
 _OPENERS: dict[StreamFormat, Callable[[Request], contextlib.AbstractContextManager[_Answer]]] = {

@@ -34,10 +34,11 @@ from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.history import validate_history
 from keel_lab.core.messages import AssistantMessage
 from keel_lab.core.strict_json import read_json
+from keel_lab.i18n import N_
 from keel_lab.providers.diagnosis import diagnose
 from keel_lab.providers.formats import DONE, StreamFormat, detect_stream
 from keel_lab.providers.openai_messages import from_openai
@@ -97,18 +98,22 @@ class ReplayServer:
                  streams: Mapping[StreamFormat, str | Path] | None = None,
                  key: str | None = None) -> None:
         if host not in LOOPBACK:
-            raise LabError(f"the replay server listens on loopback only, not {host!r}")
+            raise LabError("not_loopback", N_("the replay server listens on loopback only, not "
+                                              "{host!r}"), host=host)
         streams = dict(streams or {})
         if not turns and not streams:
-            raise LabError("the replay server needs at least one recorded turn or stream")
+            raise LabError("no_turns", N_("the replay server needs at least one recorded turn "
+                                          "or stream"))
         if "openai-chat" in streams:
-            raise LabError("the replay server takes openai-chat streams as its turns")
+            raise LabError("wrong_format", N_("the replay server takes openai-chat streams as "
+                                              "its turns"))
         self.turns = [Recorded.read(t, "openai-chat") for t in turns]
         self.streams = {fmt: Recorded.read(path, fmt) for fmt, path in streams.items()}
         for fmt, path in streams.items():
             found = detect_stream(self.streams[fmt].records, str(path))
             if found != fmt:
-                raise LabError(f"{path}: {found} stream, not {fmt}")
+                raise LabError("wrong_format", N_("{path}: {found} stream, not {format}"),
+                               path=path, found=found, format=fmt)
         self.key = key
         self.requests: deque[dict[str, Any]] = deque(maxlen=max_logged)
         self.host, self.port = host, port
@@ -125,22 +130,23 @@ class ReplayServer:
         """The base URL of the clients that add `/v1` themselves (Anthropic's SDK), or another
         prefix (Gemini, Ollama); `url` is OpenAI's SDKs'."""
         if not self.port:
-            raise LabError("the replay server has no address before it starts: use "
-                           "`with ReplayServer(turns) as server:`")
+            raise LabError("not_started", N_("the replay server has no address before it "
+                                             "starts: use `with ReplayServer(turns) as server:`"))
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
     def __enter__(self) -> ReplayServer:
         if self._server is not None:
-            raise LabError("the replay server is already running")
+            raise LabError("already_running", N_("the replay server is already running"))
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         try:
             self._server = _Server((self.host, self.port), self._handler(), family)
         except OSError as exc:
-            hint = " (no IPv6 loopback on this machine; use 127.0.0.1)" \
+            hint = Said("no_ipv6", N_(" (no IPv6 loopback on this machine; use 127.0.0.1)")) \
                 if family == socket.AF_INET6 else ""
-            raise LabError(f"the replay server cannot listen on {self.host} port {self.port}: "
-                           f"{exc.strerror or exc}{hint}") from None
+            raise LabError("cannot_listen", N_("the replay server cannot listen on {host} port "
+                                               "{port}: {reason}{hint}"), host=self.host,
+                           port=self.port, reason=exc.strerror or exc, hint=hint) from None
         self.port = self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
                                         name="keel-lab-replay", daemon=True)
@@ -243,7 +249,7 @@ class ReplayServer:
                 try:
                     body = read_json(raw.decode("utf-8"), "request body")
                     if not isinstance(body, dict):
-                        raise LabError("request body: expected a JSON object")
+                        raise LabError("bad_body", N_("request body: expected a JSON object"))
                 except (UnicodeDecodeError, LabError) as exc:
                     self._json(400, _error(f"unreadable request: {exc}", fmt))
                     return None
@@ -252,7 +258,8 @@ class ReplayServer:
             def _chat(self, body: dict[str, Any]) -> None:
                 try:
                     if not isinstance(body.get("messages"), list):
-                        raise LabError("request body: 'messages' must be a list of messages")
+                        raise LabError("bad_body", N_("request body: 'messages' must be a list "
+                                                      "of messages"))
                     messages = from_openai(body["messages"])
                 except LabError as exc:
                     return self._json(400, _error(f"unreadable request: {exc}"))

@@ -31,6 +31,7 @@ from keel_lab.core.messages import (
     UserMessage,
 )
 from keel_lab.core.protocol import ToolCall
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import parts_text, shown, string_field
 
 MISSING = "No tool output found for function call {id}."
@@ -147,27 +148,32 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
     """The kind and role of one input item, every field the pairing rules read checked."""
     where = f"input[{n}]"
     if not isinstance(item, Mapping):
-        raise LabError(f"{where}: expected an object (an input item), got "
-                       f"{type(item).__name__}")
+        raise LabError("not_an_item", N_("{where}: expected an object (an input item), got "
+                                         "{type}"), where=where, type=type(item).__name__)
     for field in ("tool_calls", "tool_call_id"):
         if field in item:
-            raise LabError(f"{where}.{field}: OpenAI chat's field, not the Responses API's "
-                           "(calls are function_call items; a history cannot mix formats)")
+            raise LabError("foreign_field", N_("{where}.{field}: OpenAI chat's field, not the "
+                                               "Responses API's (calls are function_call items; "
+                                               "a history cannot mix formats)"), where=where,
+                           field=field)
     kind = item.get("type", "message")
     if not isinstance(kind, str):
-        raise LabError(f"{where}.type: expected a string, got {shown(kind)}")
+        raise LabError("wrong_type", N_("{where}.type: expected a string, got {got}"), where=where,
+                       got=shown(kind))
     if kind in ("tool_use", "tool_result"):
-        raise LabError(f"{where}: a {kind!r} block is Anthropic's format, not the Responses "
-                       "API's")
+        raise LabError("foreign_block", N_("{where}: a {kind!r} block is Anthropic's format, "
+                                           "not the Responses API's"), where=where, kind=kind)
     if kind in CALL_ITEMS:
         string_field(item, "call_id", where, "item")
     if kind == "function_call":
         string_field(item, "name", where, "item")
         if not isinstance(item.get("arguments"), str):
-            raise LabError(f"{where}.arguments: a function_call needs a JSON string, got "
-                           f"{shown(item.get('arguments'))}")
+            raise LabError("wrong_type", N_("{where}.arguments: a function_call needs a JSON "
+                                            "string, got {got}"), where=where,
+                           got=shown(item.get("arguments")))
         if item.get("id") is not None and not isinstance(item["id"], str):
-            raise LabError(f"{where}.id: expected a string, got {shown(item['id'])}")
+            raise LabError("wrong_type", N_("{where}.id: expected a string, got {got}"),
+                           where=where, got=shown(item["id"]))
         return kind, None
     if kind == "function_call_output":
         _text(item.get("output"), f"{where}.output", required=True)
@@ -176,10 +182,12 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
         return kind, None  # reasoning and other items take no part in pairing
     role = item.get("role")
     if role == "tool":
-        raise LabError(f"{where}: role 'tool' is OpenAI chat's (results are "
-                       "function_call_output items; a history cannot mix formats)")
+        raise LabError("foreign_role", N_("{where}: role 'tool' is OpenAI chat's (results are "
+                                          "function_call_output items; a history cannot mix "
+                                          "formats)"), where=where)
     if role not in ROLES:
-        raise LabError(f"{where}: role must be one of {', '.join(ROLES)}, got {shown(role)}")
+        raise LabError("bad_role", N_("{where}: role must be one of {roles}, got {got}"),
+                       where=where, roles=", ".join(ROLES), got=shown(role))
     _text(item.get("content"), f"{where}.content")
     return kind, role
 
@@ -191,11 +199,14 @@ def _text(content: Any, where: str = "", required: bool = False) -> str:
 
 def _part(part: Any, where: str) -> str:
     if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
-        raise LabError(f"{where}: expected a part object with a string 'type'")
+        raise LabError("bad_part", N_("{where}: expected a part object with a string 'type'"),
+                       where=where)
     if part["type"] in ("tool_use", "tool_result"):
-        raise LabError(f"{where}: a {part['type']!r} block is Anthropic's format, not the "
-                       "Responses API's (a history cannot mix formats)")
+        raise LabError("foreign_block", N_("{where}: a {kind!r} block is Anthropic's format, "
+                                           "not the Responses API's (a history cannot mix "
+                                           "formats)"), where=where, kind=part["type"])
     text = part.get("text")
     if text is not None and not isinstance(text, str):
-        raise LabError(f"{where}.text: expected a string, got {shown(text)}")
+        raise LabError("wrong_type", N_("{where}.text: expected a string, got {got}"), where=where,
+                       got=shown(text))
     return text or ""

@@ -9,6 +9,7 @@ from typing import Any
 from keel_lab.core.errors import LabError
 from keel_lab.core.messages import Message, SystemMessage, ToolMessage
 from keel_lab.core.protocol import ToolCall, parse_arguments
+from keel_lab.i18n import N_
 
 Turns = list[Message | list[ToolMessage]]  # a run of tool results is one list: one user turn
 
@@ -31,5 +32,6 @@ def arguments_object(call: ToolCall, needs: str) -> dict[str, Any]:
     """The call's arguments as the JSON object the request sends, or a `LabError` (`needs`)."""
     value, error = parse_arguments(call.arguments)
     if value is None:
-        raise LabError(f"call {call.id}: {needs} as a JSON object; {error}")
+        raise LabError("bad_arguments", N_("call {id}: {needs} as a JSON object; {error}"),
+                       id=call.id, needs=needs, error=error)
     return value

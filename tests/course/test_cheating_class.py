@@ -21,6 +21,8 @@ from typing import Any
 import pytest
 from cheating_class import CHEATS, FAIR, Entry, build
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 LEARNER = ROOT / "notebooks" / "02_pairing.ipynb"
 KEEL_COURSE = Path(sys.executable).parent / "keel-course"

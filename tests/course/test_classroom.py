@@ -41,6 +41,8 @@ from keel_course.handout import MANIFEST
 from keel_lab.core.errors import LabError
 from keel_lab.course.progress import CHAPTERS
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 AT = ["--checkout", str(ROOT)]  # the checkout a class is started from

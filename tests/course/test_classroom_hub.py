@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from keel_course.bubblewrap import NOBODY, unavailable
 from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
@@ -31,6 +33,8 @@ from keel_course.classroom.driver import Student, login, running_class
 from keel_course.classroom.hub import find_proxy, local_proxy
 from keel_course.classroom.settings import LOOPBACK, Classroom, free_ports
 from keel_course.classroom.spawner import LAB
+
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parents[2])
 

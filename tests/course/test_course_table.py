@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("course_table", ROOT / "scripts" / "course_table.py")
 assert spec is not None and spec.loader is not None

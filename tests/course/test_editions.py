@@ -24,6 +24,8 @@ from keel_course.editions import (
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 SCRIPT = ROOT / "scripts" / "build_notebooks.py"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.lab_wide
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 GLOSSARY = NOTEBOOKS / "glossary.md"
 SOLUTIONS = sorted((NOTEBOOKS / "solutions").glob("*.ipynb"))

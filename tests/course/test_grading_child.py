@@ -5,10 +5,15 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
-from keel_course.grading.child import moved, refusal, run_chunk, short
+import pytest
+
+from keel_course.grading.child import run_chunk
+from keel_course.grading.hints import moved, refusal, short
 from keel_course.grading.remote import verify
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
+
+pytestmark = pytest.mark.lab_wide
 
 
 def namespace() -> dict[str, Any]:

@@ -13,6 +13,8 @@ import pytest
 from keel_course.cli import main
 from keel_lab import LabError
 
+pytestmark = pytest.mark.lab_wide
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
@@ -85,7 +87,8 @@ def test_the_grades_are_printed_before_a_csv_write_fails(folder, capsys, tmp_pat
     from keel_course.grading import gradebook
 
     def fails(rows: object, path: Path) -> None:
-        raise LabError(f"cannot write {path}: disk full")
+        raise LabError("cannot_write", "cannot write {path}: {reason}", path=path,
+                       reason="disk full")
 
     monkeypatch.setattr(gradebook, "write_csv", fails)
     assert main(["grade", str(folder / "bob.ipynb"), "--json", "--csv",

@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
@@ -18,6 +19,8 @@ from json_fields import MARK, paths, reshape
 from keel_course.grading.plan import plan
 from keel_course.grading.submission import read_submission
 from keel_lab import LabError
+
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 SOURCES: list[Any] = []

@@ -14,12 +14,14 @@ import pytest
 
 from keel_course.editions import fill_solutions
 from keel_course.grading import find_submissions, grade, grade_one, sandbox
-from keel_course.grading.child import short
 from keel_course.grading.gradebook import Row
+from keel_course.grading.hints import short
 from keel_lab import LabError
 from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import drawn
+
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 Notebook = dict[str, Any]

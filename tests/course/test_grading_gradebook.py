@@ -11,6 +11,8 @@ import pytest
 from keel_course.grading.gradebook import Exercise, Row, Total, table, to_dict, totals, write_csv
 from keel_lab import LabError
 
+pytestmark = pytest.mark.lab_wide
+
 ROWS = [
     Row("alice.ipynb", "02_pairing", (Exercise("count_in_order", True, 1, 1, None),
                                       Exercise("pair_results", False, 0, 2, "case 1: wrong"))),

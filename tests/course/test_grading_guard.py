@@ -20,6 +20,8 @@ from keel_lab.core.clock import run_coroutine
 from keel_lab.core.events import Event
 from keel_lab.course.checks.partial_success import CRASH, OK, RESTART, story
 
+pytestmark = pytest.mark.lab_wide
+
 import_lab()
 LAB = partial_success.run_status  # the lab's rule, which status_history must not hand work to
 ANSWERED, _ = story([[OK]], [])  # traces as the check hands them to status_history

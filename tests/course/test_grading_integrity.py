@@ -14,6 +14,8 @@ from keel_lab.course.checks import batching
 from keel_lab.course.checks.check import TARGETS, VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
 
+pytestmark = pytest.mark.lab_wide
+
 import_lab()
 PRINT = print
 

@@ -14,6 +14,8 @@ from keel_course.grading.submission import Cell, Submission
 from keel_lab.course.cells import source, tags
 from keel_lab.course.progress import CHAPTERS
 
+pytestmark = pytest.mark.lab_wide
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 

@@ -27,6 +27,8 @@ from keel_lab.core.protocol import ToolCall
 from keel_lab.course.checks.check import VERIFIERS
 from keel_lab.course.checks.verdict import Verdict
 
+pytestmark = pytest.mark.lab_wide
+
 TABLES = Path(__file__).resolve().parents[1] / "lab"
 RIGHT = {"answer_all": "ANSWER_ALL_RIGHT", "make_batches": "BATCH_RIGHT",
          "is_executable": "EXECUTABLE_RIGHT"}

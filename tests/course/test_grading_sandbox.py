@@ -6,6 +6,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from keel_course.grading.plan import Chunk, Plan
 from keel_course.grading.sandbox import (
     Outcome,
@@ -15,6 +17,8 @@ from keel_course.grading.sandbox import (
     package,
     run,
 )
+
+pytestmark = pytest.mark.lab_wide
 
 
 def _plan(text: str) -> Plan:

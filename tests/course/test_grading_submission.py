@@ -11,6 +11,8 @@ import pytest
 from keel_course.grading.submission import read_submission
 from keel_lab import LabError
 
+pytestmark = pytest.mark.lab_wide
+
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 

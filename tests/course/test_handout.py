@@ -44,6 +44,8 @@ from keel_course.handout import (
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 AT = ["--checkout", str(ROOT)]  # the checkout the handout is made from
@@ -271,17 +273,20 @@ def test_a_rebuild_replaces_a_handout_and_nothing_else(tmp_path):
 
 @pytest.mark.parametrize("language", ["fr", "", "EN", "zh_CN", "en\x1b[2J"])
 def test_an_unknown_language_is_a_lab_error(tmp_path, language):
-    with pytest.raises(LabError, match="no handout in language"):
+    with pytest.raises(LabError, match="no handout in language") as err:
         build_handout(CHECKOUT, tmp_path / "h", language)
+    assert err.value.code == "unknown_handout_language" and err.value.params["language"] == language
     assert not (tmp_path / "h").exists()
 
 
 def test_an_unwritable_folder_is_a_lab_error(tmp_path):
     (tmp_path / "file").write_text("not a folder")
-    with pytest.raises(LabError, match="exists and is not a handout"):
+    with pytest.raises(LabError, match="exists and is not a handout") as err:
         build_handout(CHECKOUT, tmp_path / "file")
-    with pytest.raises(LabError, match="cannot write the handout to"):
+    assert err.value.code == "not_a_handout"
+    with pytest.raises(LabError, match="cannot write the handout to") as err:
         build_handout(CHECKOUT, tmp_path / "file" / "handout")
+    assert err.value.code == "handout_unwritable"
 
 
 def test_a_folder_inside_the_sources_is_refused():

@@ -14,6 +14,8 @@ from keel_course.cli import main
 from keel_course.editions import exercises
 from keel_lab.course.checks import VERIFIERS
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 GUIDE = guide.guide_path(CHECKOUT).read_text(encoding="utf-8")

@@ -8,11 +8,14 @@ import json
 import os
 import sys
 
+import pytest
 from jupyter_core.paths import jupyter_config_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_page_config
 
 from keel_course import lab
+
+pytestmark = pytest.mark.lab_wide
 
 
 def enabled_server_extensions(env: dict[str, str]) -> dict[str, bool]:

@@ -36,7 +36,7 @@ from browser import (
 from keel_course.workspace import chapters
 
 EDITION = "en"
-pytestmark = pytest.mark.slow  # minutes: a server, a browser and nine notebooks run
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]  # minutes: server, browser, nine notebooks
 REVIEW = ROOT / "build" / "live"  # screenshots and timings, for a person to look at
 
 

@@ -50,6 +50,8 @@ from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source, tags
 from keel_lab.course.checks.check import POINTS
 
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 AT = ["--checkout", str(ROOT)]  # the checkout the course is laid out from

@@ -24,6 +24,8 @@ from keel_course.editions import (
 )
 from keel_lab.course.cells import CHECK_MARK, source, tags
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2] / "notebooks"
 SOLUTIONS = sorted((ROOT / "solutions").glob("*.ipynb"))
 CHAPTERS = [p for p in SOLUTIONS if re.match(r"0[1-9]_", p.name)]  # the core path

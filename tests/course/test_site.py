@@ -36,6 +36,8 @@ from keel_lab.course import fonts
 from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.notebook import SNAPSHOT_NOTE, Explorer, slider
 
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 spec = importlib.util.spec_from_file_location("site_script", ROOT / "scripts" / "site.py")
 assert spec and spec.loader

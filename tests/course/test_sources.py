@@ -13,6 +13,8 @@ from keel_course.editions import read_notebook
 from keel_course.sources import check_outside, failure, reading
 from keel_lab.core.errors import LabError
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 CHECKOUT = Checkout.at(ROOT)
 
@@ -24,8 +26,10 @@ def test_the_sources_are_the_package_its_data_and_the_notebooks():
 @pytest.mark.parametrize("folder", ["keel_lab", "keel_lab/new/deeper", "notebooks", "data/x",
                                     "notebooks/zh/solutions", "keel_lab/../notebooks/x"])
 def test_a_folder_inside_the_sources_is_refused(folder):
-    with pytest.raises(LabError, match=r"is inside .*: give a folder outside the course's sources"):
+    with pytest.raises(LabError, match=r"is inside .*: give a folder outside the course's "
+                       r"sources") as err:
         check_outside(ROOT / folder, CHECKOUT)
+    assert err.value.code == "inside_sources"
 
 
 @pytest.mark.parametrize("folder", ["build/handout", "", "keel_lab_copy", "notebooks2"])
@@ -60,18 +64,21 @@ def test_reading_a_damaged_notebook_is_one_line_naming_it(tmp_path, text, kind):
         read_notebook(path)["cells"]
     message = str(caught.value)
     assert message.startswith(f"{path} is not a notebook the course can read ({kind})")
+    assert caught.value.code == "unreadable_notebook" and caught.value.params["error"] == kind
     assert "\n" not in message
 
 
 def test_reading_a_missing_file_or_a_folder_names_it(tmp_path):
     for path in (tmp_path / "missing.ipynb", tmp_path):
-        with pytest.raises(LabError, match=f"^{path}: cannot read \\("), reading(path):
+        with pytest.raises(LabError, match=f"^{path}: cannot read \\(") as err, reading(path):
             read_notebook(path)
+        assert err.value.code == "cannot_read"
 
 
 def test_a_lab_error_passes_through_reading(tmp_path):
-    with pytest.raises(LabError, match=r"^its own words$"), reading(tmp_path):
-        raise LabError("its own words")
+    with pytest.raises(LabError, match=r"^its own words$") as err, reading(tmp_path):
+        raise LabError("its_own", "its own words")
+    assert err.value.code == "its_own"
 
 
 def test_a_good_notebook_reads(tmp_path):

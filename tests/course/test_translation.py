@@ -23,6 +23,8 @@ from keel_course.editions import learner_edition, read_notebook, solution_paths
 from keel_lab.core.errors import LabError
 from keel_lab.course.cells import source
 
+pytestmark = pytest.mark.lab_wide
+
 CHECKOUT = Checkout.at(Path(__file__).resolve().parents[2])
 LOCALE = CHECKOUT.locale
 CHAPTERS = solution_paths(CHECKOUT)

@@ -36,6 +36,9 @@ from keel_course.editions import (
 from keel_course.handout import build_handout, find_leaks, solution_lines
 from keel_course.workspace import BACKUP, find_chapter, prepare, restore
 from keel_lab.core.errors import LabError
+from keel_lab.i18n import speaking
+
+pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -247,6 +250,18 @@ def test_a_chapter_is_named_by_its_number_or_a_part_of_its_name(given, name):
 def test_no_match_or_more_than_one_is_a_clear_error(given, error):
     with pytest.raises(LabError, match=error):
         find_chapter(NOTEBOOKS, given)
+
+
+@pytest.mark.parametrize(("given", "code"), [("9", "no_chapter_matches"),
+                                             ("ing", "chapter_ambiguous"),
+                                             ("", "no_chapter_given")])
+def test_a_chapter_error_is_told_by_its_code_in_any_language(given, code):
+    """The pseudo-locale turns every word to nonsense (in ⟦ ⟧); the code stays."""
+    with speaking("qps"):
+        with pytest.raises(LabError) as err:
+            find_chapter(NOTEBOOKS, given)
+        shown = str(err.value)  # rendered where it is shown, in the language spoken there
+    assert err.value.code == code and shown.startswith("\u27e6")
 
 
 def test_restore_says_where_the_copy_is_kept_in_one_line(course, tmp_path, capsys, monkeypatch):

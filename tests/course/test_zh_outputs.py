@@ -16,6 +16,8 @@ from keel_lab.course import data
 from keel_lab.providers import anthropic_messages, gemini_messages, responses_messages
 from keel_lab.providers.diagnosis import diagnose_file
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 ZH = sorted((ROOT / "notebooks" / "zh" / "solutions").glob("*.ipynb"))
 

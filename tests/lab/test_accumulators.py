@@ -26,6 +26,8 @@ from keel_lab.course.experiments.providers import STREAMS, stream_names
 from keel_lab.providers.diagnosis import diagnose, read_stream
 from keel_lab.providers.replay import ReplayServer
 
+pytestmark = pytest.mark.ch7
+
 A = RunCall("call_a", "lookup_incident", {"incident_id": "INC-001"})
 B = RunCall("call_b", "lookup_incident", {"incident_id": "INC-002"})
 

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 
 from keel_lab.providers.streams.arguments import shape
 
+pytestmark = pytest.mark.ch7
+
 A = '{"incident_id": "INC-001"}'
 
 

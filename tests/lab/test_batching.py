@@ -1,6 +1,10 @@
 """Which calls run together: consecutive calls that may run together share a batch."""
 
+import pytest
+
 from keel_lab import Tool, ToolRequest, Toolset, make_batches
+
+pytestmark = pytest.mark.ch3
 
 
 def req(i, name):

@@ -8,12 +8,15 @@ from __future__ import annotations
 import copy
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keel_lab import LabError
 from keel_lab.providers.diagnosis import diagnose
 from keel_lab.providers.streams import openai_chat
+
+pytestmark = pytest.mark.ch7
 
 VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2**31 + 1), st.floats(0, 1),
                    st.sampled_from(["", "0", "x", '{"a": 1}', "call_b", "lookup_incident"]),

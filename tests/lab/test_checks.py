@@ -14,6 +14,8 @@ from keel_lab.course.checks.history import verify_answer_all
 from keel_lab.course.checks.streaming import verify_is_executable
 from keel_lab.course.checks.verdict import Delegated
 
+pytestmark = pytest.mark.lab_wide
+
 # --- answer_all ---
 
 

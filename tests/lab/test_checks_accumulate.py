@@ -12,6 +12,8 @@ import pytest
 from keel_lab.core.streaming import Finish, StreamAssembler, TextDelta, ToolCallDelta
 from keel_lab.course.checks.accumulate import verify_accumulate
 
+pytestmark = pytest.mark.ch1
+
 
 def with_a_dict(events):
     calls = {}

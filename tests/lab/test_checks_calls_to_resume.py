@@ -7,6 +7,8 @@ import pytest
 
 from keel_lab.course.checks.resume import verify_calls_to_resume
 
+pytestmark = pytest.mark.ch8
+
 OUTCOME = ("tool.finished", "tool.failed")
 
 

@@ -9,8 +9,8 @@ from keel_lab.core.tools import ToolOutcome
 from keel_lab.course.checks.collect import verify_collect_batch
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
-pytestmark = pytest.mark.filterwarnings(
-    "ignore:coroutine 'runs_its_own_loop.<locals>.all_calls' was never awaited")
+pytestmark = [pytest.mark.ch6, pytest.mark.filterwarnings(
+    "ignore:coroutine 'runs_its_own_loop.<locals>.all_calls' was never awaited")]
 
 
 async def with_gather(batch, run):

@@ -10,6 +10,8 @@ import pytest
 from keel_lab import run_coroutine
 from keel_lab.course.checks.in_order import verify_count_in_order
 
+pytestmark = pytest.mark.ch2
+
 
 async def _sleep_and_return(index, delay):
     await asyncio.sleep(delay)

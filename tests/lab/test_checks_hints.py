@@ -22,6 +22,8 @@ from keel_lab import ToolMessage
 from keel_lab.course.checks import VERIFIERS, check
 from keel_lab.course.checks.verdict import NOT_TRIED, ExerciseNotPassed, Verdict
 
+pytestmark = pytest.mark.lab_wide
+
 NONE = "your function returned None - is a `return` missing?"
 
 

@@ -9,6 +9,8 @@ import pytest
 from keel_lab.course.checks import check
 from keel_lab.course.checks.providers import Recorder, response_output, verify_answer_responses
 
+pytestmark = pytest.mark.ch7
+
 
 def answer_responses(output, run):
     return [{"type": "function_call_output", "call_id": i["call_id"],

@@ -12,7 +12,8 @@ from keel_lab.core.streaming import Finish, StreamAssembler, ToolCallDelta
 from keel_lab.course.checks.stall import CASES, verify_read_turn
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
-pytestmark = pytest.mark.filterwarnings("ignore:coroutine 'with_wait_for' was never awaited")
+pytestmark = [pytest.mark.ch4,
+              pytest.mark.filterwarnings("ignore:coroutine 'with_wait_for' was never awaited")]
 
 
 async def with_wait_for(stream, timeout):

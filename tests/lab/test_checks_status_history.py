@@ -9,6 +9,8 @@ import pytest
 
 from keel_lab.course.checks.partial_success import CASES, story, verify_status_history
 
+pytestmark = pytest.mark.ch5
+
 FATAL = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
 PAUSE = "tool.awaiting_approval"
 

@@ -11,6 +11,8 @@ from keel_lab.cli import BROKEN_PIPE, OUTPUT_FAILED, main
 from keel_lab.course.experiments.registry import EXPERIMENTS
 from keel_lab.course.experiments.report import Report
 
+pytestmark = pytest.mark.lab_wide
+
 
 def test_pairing_json_has_the_promised_fields(capsys):
     assert main(["experiments", "pairing", "--trials", "200", "--calls", "4", "--seed", "9",

@@ -15,9 +15,12 @@ from pathlib import Path
 import pytest
 
 from keel_lab.cli import main, parser
-from keel_lab.core.streaming import Notice
+from keel_lab.core.errors import Said
+from keel_lab.core.streaming import Notice, Readiness
 from keel_lab.course.data import root
 from keel_lab.providers.diagnosis import Diagnosis, WireCallReport, diagnose_file
+
+pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
 HISTORIES = root() / "histories"
@@ -157,7 +160,7 @@ def test_validate_says_a_repeated_problem_once(capsys):
     """Gemini's count rule fires at two turns with the same text: one line, how many times."""
     assert main(["validate", str(HISTORIES / "gemini/result_before_call.json")]) == 1
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].endswith("gemini conversation, 4 problem(s)")
+    assert lines[0].endswith("gemini conversation, 4 problems")
     assert len(lines) == 4 and len(set(lines)) == 4
     assert lines[1] == ("- Please ensure that the number of function response parts is equal to "
                         "the number of function call parts of the function call turn. (2 times)")
@@ -178,13 +181,19 @@ def test_a_refused_turns_error_column_names_the_quirk_and_the_call_behind_it():
 
 
 def test_an_error_no_quirk_names_is_a_number_with_its_text_once_below():
-    calls = [WireCallReport(n, f"call_{n}", "lookup_incident", "{", None, False,
-                            "arguments: not valid JSON: Expecting property name")
+    """A notice names an error that is its message or holds it, found by code and parameters;
+    any other is a number, the same message the same number."""
+    bad = Said("not_json", "{where}: not valid JSON: {error}",
+               {"where": "arguments", "error": "Expecting property name"})
+    quirk = Said("some_quirk", "a quirk's full text")
+    calls = [WireCallReport(n, f"call_{n}", "lookup_incident", "{", None, Readiness(False, bad))
              for n in range(2)]
-    calls.append(WireCallReport(2, None, "lookup_incident", "{}", {}, False, "the call has no id"))
-    calls.append(WireCallReport(3, "call_3", "x", "{}", {}, False, "a quirk's full text here"))
+    calls.append(WireCallReport(2, None, "lookup_incident", "{}", {},
+                                Readiness(False, Said("no_id", "the call has no id"))))
+    calls.append(WireCallReport(3, "call_3", "x", "{}", {}, Readiness(False, Said(
+        "some_quirk", "{reason} here", {"reason": quirk}))))
     d = Diagnosis("openai-chat", "tool_calls", calls,
-                  [Notice(3, "call_3", "some_quirk", "a quirk's full text", "refused")])
+                  [Notice(3, "call_3", "some_quirk", quirk, "refused")])
     lines = d.table().splitlines()
     assert [line.split()[-1] for line in lines[3:7]] == ["[1]", "[1]", "[2]", "some_quirk"]
     assert lines[7:] == ["[1] arguments: not valid JSON: Expecting property name",

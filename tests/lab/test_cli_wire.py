@@ -7,6 +7,8 @@ import pytest
 
 from keel_lab.cli import main
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 
 
@@ -15,7 +17,8 @@ def test_assemble_json_shape_and_exit_zero(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["finish_reason"] == "tool_calls" and out["diagnostics"] == []
     assert [set(c) for c in out["calls"]] == [{"index", "id", "name", "arguments", "input",
-                                              "executable", "error"}] * 2
+                                              "executable", "error", "code"}] * 2
+    assert [(c["error"], c["code"]) for c in out["calls"]] == [(None, None)] * 2
     assert [c["input"] for c in out["calls"]] == [{"incident_id": "INC-001"},
                                                  {"incident_id": "INC-002"}]
 
@@ -25,7 +28,8 @@ def test_assemble_exit_one_with_diagnostics(capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["diagnostics"] == [{"index": 0, "id": out["calls"][0]["id"],
                                    "quirk": "split_utf8", "message": out["calls"][0]["error"],
-                                   "action": "refused"}]
+                                   "action": "refused", "code": "split_utf8"}]
+    assert out["calls"][0]["code"] == "split_utf8"
 
 
 def test_assemble_readable_table(capsys):
@@ -101,7 +105,7 @@ def test_validate_openai(tmp_path, capsys):
     assert out == {"valid": False, "problems": [{"message": (
         "An assistant message with 'tool_calls' must be followed by tool messages responding "
         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-        "call_b"), "ids": ["call_b"]}]}
+        "call_b"), "ids": ["call_b"], "code": "missing_results"}]}
     path.write_text(json.dumps([*CONVERSATION, {"role": "tool", "tool_call_id": "call_b",
                                                 "content": "2"}]))
     assert main(["validate", str(path)]) == 0
@@ -128,7 +132,7 @@ def test_validate_anthropic_auto_detected(tmp_path, capsys):
         {"role": "user", "content": "what now?"}]))
     assert main(["validate", str(path)]) == 1
     out = capsys.readouterr().out
-    assert "anthropic conversation, 1 problem(s)" in out
+    assert "anthropic conversation, 1 problem" in out
     assert "messages.1: `tool_use` ids were found without `tool_result` blocks" in out
 
 

@@ -16,7 +16,9 @@ import pytest
 
 from keel_course import lab, workspace
 from keel_lab import cli, i18n
-from keel_lab.core.tables import width_of
+from keel_lab.core.tables import width_of, wrap
+
+pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -214,9 +216,9 @@ def test_the_chinese_editions_copy_speaks_chinese_and_english_is_as_before(tmp_p
 
 
 def test_chinese_help_lines_break_between_characters_not_inside_words():
-    lines = cli.wrap_cells("连接时、以及流的两段数据之间最多等待的秒数，1 到 3600（默认 60）", 54)
+    lines = wrap("连接时、以及流的两段数据之间最多等待的秒数，1 到 3600（默认 60）", 54)
     assert all(width_of(line) <= 54 for line in lines)
     assert not any(line.startswith(("，", "）")) or line.endswith("（") for line in lines)
-    assert cli.wrap_cells("流的格式：openai-chat, openai-responses", 24) == [
+    assert wrap("流的格式：openai-chat, openai-responses", 24) == [
         "流的格式：openai-chat,", "openai-responses"]
-    assert cli.wrap_cells("", 10) == [""]
+    assert wrap("", 10) == [""]

@@ -5,6 +5,8 @@ import pytest
 from keel_lab import run_coroutine
 from keel_lab.core.clock import now
 
+pytestmark = pytest.mark.ch2
+
 
 async def sleepers():
     order = []

@@ -9,6 +9,8 @@ from keel_lab import LabError
 from keel_lab.core.strict_json import MAX_DEPTH
 from keel_lab.providers.conversation import read_conversation, validate_conversation
 
+pytestmark = pytest.mark.ch1
+
 CALL = {"id": "call_a", "type": "function", "function": {"name": "f", "arguments": "{}"}}
 OPENAI = [{"role": "user", "content": "q"},
           {"role": "assistant", "content": None, "tool_calls": [CALL]},

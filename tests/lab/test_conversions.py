@@ -15,6 +15,8 @@ from keel_lab import (
 )
 from keel_lab.providers.anthropic_messages import from_anthropic, to_anthropic, validate_anthropic
 
+pytestmark = pytest.mark.ch1
+
 RUN = Runner(OfflineAdapter()).run("Which is more severe, INC-001 or INC-999?")
 HISTORY = [SystemMessage("You are on call."), *RUN.messages]
 

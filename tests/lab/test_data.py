@@ -8,6 +8,8 @@ from keel_lab.cli import main
 from keel_lab.course import data, fonts
 from keel_lab.course.experiments.providers import stream_names, stream_report
 
+pytestmark = pytest.mark.lab_wide
+
 
 def test_incidents_data_set():
     incidents = data.incidents()

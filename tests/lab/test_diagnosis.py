@@ -20,6 +20,8 @@ from keel_lab.providers.streams.records import (
     sse_events,
 )
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 LOOKUP_1 = ("lookup_incident", {"incident_id": "INC-001"})
 LOOKUP_2 = ("lookup_incident", {"incident_id": "INC-002"})
@@ -202,7 +204,8 @@ def test_server_error_mid_stream_interrupts():
                 "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}}},
                {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
     d = diagnose(records, "anthropic")
-    assert not d.ok and "overloaded_error" in d.interrupted
+    assert not d.ok and "overloaded_error" in str(d.interrupted)
+    assert d.interrupted.code == "stream_raised"
     assert not d.calls[0].executable
 
 

@@ -1,6 +1,7 @@
 from dataclasses import replace
 from itertools import pairwise
 
+import pytest
 from matplotlib.figure import Figure
 
 from keel_lab import OfflineAdapter, Runner
@@ -9,6 +10,8 @@ from keel_lab.core.streaming import Finish
 from keel_lab.course.diagrams import STAGES, message_format, turn_pipeline
 from keel_lab.course.notebook import png
 from keel_lab.course.scenarios import COMPARE, offline_stream
+
+pytestmark = pytest.mark.ch1
 
 
 def history():

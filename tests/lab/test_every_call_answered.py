@@ -29,6 +29,8 @@ from keel_lab import (
 )
 from keel_lab.core.streaming import Finish, ToolCallDelta
 
+pytestmark = pytest.mark.ch1
+
 
 def _deep(depth):
     value = {}

@@ -6,6 +6,8 @@ import pytest
 from keel_lab import Executor, Tool, ToolRequest, Toolset, run_coroutine
 from keel_lab.core.executor import seeded_latency
 
+pytestmark = pytest.mark.ch3
+
 
 def req(i, name, **args):
     return ToolRequest(f"c{i}", name, json.dumps(args), args)

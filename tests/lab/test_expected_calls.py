@@ -14,6 +14,8 @@ from expected_calls import EXPECTED, STREAMS, Call, NotRun, recordings
 
 from keel_lab.providers.diagnosis import diagnose_file
 
+pytestmark = pytest.mark.ch7
+
 
 def test_every_recording_has_an_expectation_and_every_expectation_a_recording():
     assert sorted(EXPECTED) == recordings()

@@ -38,6 +38,8 @@ from keel_lab.course.experiments.streaming import (
 from keel_lab.course.scenarios import compare_question, offline_stream
 from keel_lab.providers.diagnosis import diagnose_file
 
+pytestmark = pytest.mark.lab_wide
+
 
 def test_pairing_counts_follow_the_lesson():
     r = pairing(2000, 3, seed=1)

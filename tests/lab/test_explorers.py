@@ -6,6 +6,8 @@ import pytest
 from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.explorers import EXPLORERS, pairing_explorer, partial_success_explorer
 
+pytestmark = pytest.mark.lab_wide
+
 
 @pytest.mark.parametrize("chapter", sorted(EXPLORERS))
 def test_every_chapter_explorer_draws_on_creation(chapter, capsys):

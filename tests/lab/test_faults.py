@@ -14,6 +14,8 @@ from keel_lab.course.experiments.faults import (
     symptom,
 )
 
+pytestmark = pytest.mark.ch6
+
 
 @pytest.mark.parametrize(("number", "letter"), [(1, "C"), (2, "D"), (3, "E"), (4, "A")])
 def test_each_lab_fault_shows_its_own_symptom(number, letter):

@@ -1,4 +1,8 @@
+import pytest
+
 from keel_lab.providers.fields import shown
+
+pytestmark = pytest.mark.lab_wide
 
 
 def test_scalars_are_shown_short_and_everything_else_by_type():

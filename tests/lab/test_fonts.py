@@ -15,6 +15,8 @@ from keel_lab.course import fonts
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import PLOTS, plot
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 PO = ROOT / "keel_lab" / "locale" / "zh_CN" / "LC_MESSAGES" / "keel_lab.po"
 

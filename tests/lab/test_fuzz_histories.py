@@ -13,6 +13,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
@@ -24,6 +25,8 @@ from keel_lab.providers.conversation import read_conversation, validate_conversa
 from keel_lab.providers.gemini_messages import to_gemini
 from keel_lab.providers.openai_messages import to_openai
 from keel_lab.providers.responses_messages import to_responses
+
+pytestmark = [pytest.mark.ch1, pytest.mark.slow]
 
 QUESTIONS = [compare_question(3), "Which is more severe, INC-001 or INC-999?"]
 RUNS = [Runner(OfflineAdapter()).run(q) for q in QUESTIONS]

@@ -29,6 +29,8 @@ from keel_lab.providers.diagnosis import _convert
 from keel_lab.providers.formats import STREAM_FORMATS, detect_stream
 from keel_lab.providers.streams.records import iter_records, read_file
 
+pytestmark = [pytest.mark.ch7, pytest.mark.slow]
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 FILES = sorted(STREAMS.rglob("*.*"))
 DEEP = "[" * 100_000 + "]" * 100_000

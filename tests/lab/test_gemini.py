@@ -22,6 +22,8 @@ from keel_lab.providers.gemini_messages import (
     validate_gemini,
 )
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams" / "gemini"
 
 
@@ -117,7 +119,7 @@ def test_a_field_of_the_wrong_type_names_itself(part, field):
 def test_a_server_error_is_a_diagnostic():
     d = diagnose([event(call("f", {})), {"error": {"code": 429,
                                                    "status": "RESOURCE_EXHAUSTED"}}], "gemini")
-    assert not d.ok and not d.calls[0].executable and "RESOURCE_EXHAUSTED" in d.interrupted
+    assert not d.ok and not d.calls[0].executable and "RESOURCE_EXHAUSTED" in str(d.interrupted)
     assert (None, "server_error", "refused") in quirks(d)
 
 
@@ -227,5 +229,6 @@ def test_validate_command_reads_a_gemini_request_body(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert out["problems"] == [
         {"message": "contents.1.parts.2: functionCall 'lookup_incident' (id 'b') has no "
-                    "functionResponse in contents.2 (the lab's check)", "ids": ["b"]},
-        {"message": COUNT, "ids": ["b"]}]
+                    "functionResponse in contents.2 (the lab's check)", "ids": ["b"],
+         "code": "missing_results"},
+        {"message": COUNT, "ids": ["b"], "code": "missing_results"}]

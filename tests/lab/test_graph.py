@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from keel_lab import Executor, ToolRequest, incident_tools, run_coroutine
 from keel_lab.core.executor import seeded_latency
 from keel_lab.course.production.graph import (
@@ -12,6 +14,8 @@ from keel_lab.course.production.graph import (
     depths,
 )
 from keel_lab.course.scenarios import turn_requests
+
+pytestmark = pytest.mark.ch8
 
 
 def _req(call_id, name, **args):

@@ -1,5 +1,9 @@
+import pytest
+
 from keel_lab import AssistantMessage, ToolCall, ToolMessage, UserMessage, validate_history
 from keel_lab.core.history import MISSING_RESULTS
+
+pytestmark = pytest.mark.ch1
 
 Q = UserMessage("q")
 

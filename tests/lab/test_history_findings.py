@@ -20,6 +20,8 @@ from keel_lab.providers.conversation import read_conversation, validate_conversa
 from keel_lab.providers.formats import detect_history
 from keel_lab.providers.gemini_messages import from_gemini, validate_gemini
 
+pytestmark = pytest.mark.ch1
+
 
 def gcall(name: str, id: str | None = None) -> dict[str, Any]:
     return {"functionCall": {"name": name, "args": {}} | ({"id": id} if id else {})}

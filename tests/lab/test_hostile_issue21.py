@@ -22,6 +22,8 @@ from keel_lab.core.errors import LabError
 from keel_lab.providers.diagnosis import diagnose_file
 from keel_lab.providers.record import RecordFailed, plan, record
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 RECORDINGS = Path(__file__).resolve().parents[2] / "data" / "recordings"
 CHAT = (STREAMS / "openai-chat" / "parallel_calls.sse").read_bytes()

@@ -18,7 +18,9 @@ from keel_lab.core.errors import LabError
 from keel_lab.course.checks.partial_success import verify_status_history
 from keel_lab.course.checks.verdict import Verdict
 from keel_lab.course.progress import Progress
-from keel_lab.i18n import _, language, set_language, translations
+from keel_lab.i18n import _, language, ngettext, set_language, translations
+
+pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "keel_lab"
@@ -33,19 +35,28 @@ def english(monkeypatch):
     monkeypatch.setattr(i18n, "_chosen", None)
 
 
-def marked() -> set[str]:
-    """Every message marked `_()`/`N_()` now, extracted the way `make messages` does."""
+def marked() -> set[str | tuple[str, str]]:
+    """Every message marked `_()`/`N_()` now, extracted the way `make messages` does; one
+    marked `ngettext()` as its (singular, plural) pair, as the catalog keys it."""
     found = [m for _file, _line, m, _comments, _context in
              extract_from_dir(PACKAGE, method_map=[("**.py", "python")])]
     found += [m for path in ("notebooks/conftest.py", "keel_course/lab.py",
                              "keel_course/workspace.py")
               for _line, m, _comments, _context in extract_from_file("python", ROOT / path)]
-    return {m for m in found if isinstance(m, str)}
+    return {m if isinstance(m, str) else (m[0], m[1]) for m in found}
 
 
-def catalog_of(path: Path) -> dict[str, object]:
+def catalog_of(path: Path) -> dict[str | tuple[str, str], object]:
     with path.open("rb") as f:
         return {m.id: m for m in read_po(f) if m.id}
+
+
+def forms(entry) -> list[tuple[str, str]]:
+    """An entry's (English, translation) pairs: one, or each plural form with the English
+    plural, whose placeholders every form keeps."""
+    if isinstance(entry.id, str):
+        return [(entry.id, entry.string)]
+    return [(entry.id[1], text) for text in entry.string]
 
 
 def fields(text: str) -> list[str]:
@@ -122,6 +133,34 @@ msgstr ""
     assert translations(po, "zh_CN") == {"done": "完成"}
 
 
+def test_plurals_take_the_form_their_count_asks(monkeypatch):
+    """`ngettext`: English's singular for one, its plural else; a catalog's forms by its own
+    rule (Chinese has one form: a count never changes the words); a plural entry with a form
+    untranslated falls back to English."""
+    po = io.BytesIO('''msgid ""
+msgstr "Content-Type: text/plain; charset=utf-8\\nPlural-Forms: nplurals=1; plural=0;\\n"
+
+msgid "{n} call"
+msgid_plural "{n} calls"
+msgstr[0] "{n} 个调用"
+
+msgid "{n} file"
+msgid_plural "{n} files"
+msgstr[0] ""
+'''.encode())
+    read = translations(po, "zh_CN")
+    assert read == {} and read.plurals == {("{n} call", "{n} calls"): ("{n} 个调用",)}
+    assert [ngettext("{n} call", "{n} calls", n).format(n=n) for n in (0, 1, 2)] == [
+        "0 calls", "1 call", "2 calls"]
+    monkeypatch.setattr(i18n, "catalog", lambda locale: read)
+    set_language("zh")
+    assert [ngettext("{n} call", "{n} calls", n).format(n=n) for n in (1, 2)] == [
+        "1 个调用", "2 个调用"]
+    assert ngettext("{n} file", "{n} files", 1) == "{n} file"
+    set_language("qps")
+    assert ngettext("{n} call", "{n} calls", 2) == i18n.pseudo("{n} calls")
+
+
 def test_the_template_holds_every_marked_message():
     """`make messages` was run after the last change of a marked message."""
     assert set(catalog_of(POT)) == marked()
@@ -130,8 +169,9 @@ def test_the_template_holds_every_marked_message():
 def test_the_chinese_catalog_translates_every_marked_message():
     """A new message is missing and a changed one fuzzy until a translator has been there."""
     entries = catalog_of(PO)
-    missing = sorted(m for m in marked() if m not in entries or not entries[m].string)
-    fuzzy = sorted(m for m in marked() if m in entries and entries[m].fuzzy)
+    missing = sorted(str(m) for m in marked()
+                     if m not in entries or not all(t for _, t in forms(entries[m])))
+    fuzzy = sorted(str(m) for m in marked() if m in entries and entries[m].fuzzy)
     assert missing == [] and fuzzy == []
     assert len(marked()) > 200
 
@@ -139,11 +179,11 @@ def test_the_chinese_catalog_translates_every_marked_message():
 def test_translations_keep_placeholders_code_and_identifiers():
     """The same `{fields}`; code in backticks and snake_case names (`tool_call_id`, error
     codes) stay as they are."""
-    for msgid, entry in catalog_of(PO).items():
-        text = entry.string
-        assert fields(text) == fields(msgid), msgid
-        for kept in re.findall(r"`[^`]+`|\b[a-z]+(?:_[a-z]+)+\b", msgid):
-            assert kept in text, (msgid, kept)
+    for entry in catalog_of(PO).values():
+        for msgid, text in forms(entry):
+            assert fields(text) == fields(msgid), msgid
+            for kept in re.findall(r"`[^`]+`|\b[a-z]+(?:_[a-z]+)+\b", msgid):
+                assert kept in text, (msgid, kept)
 
 
 CJK = "\u3400-\u9fff\uff00-\uffef\u3000-\u303f"
@@ -158,8 +198,8 @@ def ascii_punctuation_after_chinese(text: str) -> list[str]:
 def test_chinese_lines_take_chinese_punctuation():
     assert ascii_punctuation_after_chinese("调用 ID：call_1（索引 0）") == []
     assert ascii_punctuation_after_chinese("状态: `a:b`") == ["态:"]
-    found = {msgid: bad for msgid, entry in catalog_of(PO).items()
-             if (bad := ascii_punctuation_after_chinese(entry.string))}
+    found = {msgid: bad for entry in catalog_of(PO).values() for msgid, text in forms(entry)
+             if (bad := ascii_punctuation_after_chinese(text))}
     assert found == {}
 
 

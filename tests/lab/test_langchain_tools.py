@@ -2,10 +2,13 @@
 
 import json
 
+import pytest
 from langchain_core.messages import ToolMessage
 
 from keel_lab import incident_tools
 from keel_lab.providers.langchain_tools import to_langchain_tool
+
+pytestmark = pytest.mark.ch1
 
 
 def _call(call_id, incident_id):

@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from keel_lab.providers.leaks import Leak, describe, leaked_calls
 
+pytestmark = pytest.mark.ch7
+
 CALL = '{"name": "lookup_incident", "arguments": {"incident_id": "INC-002"}}'
 
 
@@ -44,7 +46,9 @@ def test_text_that_is_no_leaked_call_is_left_alone(text):
 
 
 def test_describe_says_what_where_and_why_it_does_not_run():
-    message = describe(leaked_calls(f"<tool_call>{CALL}</tool_call>\n{CALL}"))
+    said = describe(leaked_calls(f"<tool_call>{CALL}</tool_call>\n{CALL}"))
+    message = str(said)
+    assert said.code == "call_in_text" and said.params["n"] == 2
     assert message.startswith("the turn's text holds 2 tool calls written as text")
     assert "'lookup_incident' (<tool_call> tag, line 1, char 0)" in message
     assert "(JSON object, line 2," in message and "so none runs" in message

@@ -24,6 +24,8 @@ from wcwidth import wcwidth
 
 from keel_lab.i18n import ENV, catalog
 
+pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
+
 ROOT = Path(__file__).resolve().parents[2]
 MAKE = shutil.which("make")
 

@@ -14,6 +14,8 @@ from keel_lab import (
     UserMessage,
 )
 
+pytestmark = pytest.mark.ch5
+
 TURN = Turn(RunIds("run-000000000abc"), 0)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from keel_lab.cli import main
 from keel_lab.course.experiments.naive_clients import (
     READINGS,
@@ -19,6 +21,8 @@ from keel_lab.course.experiments.naive_clients import (
 from keel_lab.course.experiments.providers import stream_names
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import plot
+
+pytestmark = pytest.mark.ch7
 
 INC = [("lookup_incident", json.dumps({"incident_id": f"INC-00{n}"})) for n in (1, 2)]
 EMPTY = ("lookup_incident", "{}")

@@ -1,5 +1,7 @@
 """Notebook helpers without a browser: moving a control re-runs the experiment and redraws."""
 
+import pytest
+
 from keel_lab.course.experiments.batching import timeline
 from keel_lab.course.experiments.pairing import pairing
 from keel_lab.course.notebook import (
@@ -13,6 +15,8 @@ from keel_lab.course.notebook import (
     static_outputs,
 )
 from keel_lab.course.plots import pairing_bars
+
+pytestmark = pytest.mark.lab_wide
 
 
 def test_moving_a_slider_reruns_and_redraws():

@@ -4,15 +4,9 @@ import sys
 
 import pytest
 
-from keel_lab import LabError
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 
-
-def test_without_the_openai_extra_the_error_says_what_to_install(monkeypatch):
-    monkeypatch.setitem(sys.modules, "openai", None)  # `import openai` now raises ImportError
-    with pytest.raises(LabError, match=r"needs the official openai SDK: "
-                                       r"pip install 'keel-lab\[openai\]'"):
-        OpenAIChatAdapter("gpt-4.1-mini", "http://127.0.0.1:9")
+pytestmark = pytest.mark.ch7
 
 
 def test_a_given_client_needs_no_sdk(monkeypatch):

@@ -15,6 +15,8 @@ from keel_lab.core.pairing import (
     position_with_skip,
 )
 
+pytestmark = pytest.mark.ch2
+
 CALLS = [ToolCall(f"call-{c}", "lookup_incident", "{}") for c in "abc"]
 # The lesson's group 4: the first call made finishes last.
 DELAYS = {"call-a": 0.3, "call-b": 0.1, "call-c": 0.2}

@@ -3,6 +3,8 @@ import pytest
 from keel_lab import OfflineAdapter, Runner, run_status
 from keel_lab.core.partial_success import Status, is_business_error
 
+pytestmark = pytest.mark.ch5
+
 
 @pytest.mark.parametrize(("codes", "status"), [
     ([None, None], "completed"),

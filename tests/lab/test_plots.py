@@ -4,6 +4,8 @@ from matplotlib.figure import Figure
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import PLOTS, plot
 
+pytestmark = pytest.mark.lab_wide
+
 
 @pytest.mark.parametrize("name", list(PLOTS))
 def test_each_plot_has_title_labels_and_data(name):

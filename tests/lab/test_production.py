@@ -1,5 +1,7 @@
 """Chapter 8's experiments: the figures the chapter's prose relies on."""
 
+import pytest
+
 from keel_lab.course.experiments.production import (
     crash_and_resume,
     event_store,
@@ -9,6 +11,8 @@ from keel_lab.course.experiments.production import (
 )
 from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.plots import plot
+
+pytestmark = pytest.mark.ch8
 
 
 def test_scheduling_graph_is_fastest_and_plots():

@@ -29,6 +29,8 @@ from keel_lab.course.checks import VERIFIERS, check
 from keel_lab.course.checks.verdict import ExerciseNotPassed
 from keel_lab.course.progress import CHAPTERS, FILE, SWITCH, read, show_progress
 
+pytestmark = pytest.mark.lab_wide
+
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((ROOT / "notebooks" / "solutions").glob("*.ipynb"))
 

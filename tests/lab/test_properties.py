@@ -3,10 +3,13 @@ same calls; any truncation of it runs nothing."""
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keel_lab.providers.diagnosis import diagnose
+
+pytestmark = pytest.mark.ch4
 
 CALLS = [("call_a", "lookup_incident", {"incident_id": "INC-001"}),
          ("call_b", "search_logs", {"service": "checkout", "query": "café \"au lait\" ☕"}),

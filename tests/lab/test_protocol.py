@@ -14,6 +14,8 @@ from keel_lab import (
 )
 from keel_lab.core.protocol import call_problems
 
+pytestmark = pytest.mark.ch1
+
 HISTORY = [
     SystemMessage("You are on call."),
     UserMessage("Which is more severe, INC-001 or INC-002?"),
@@ -58,17 +60,18 @@ def test_from_openai_names_the_broken_message(bad, expected):
         from_openai([bad])
 
 
-@pytest.mark.parametrize(("text", "value", "error"), [
-    ('{"a": 1}', {"a": 1}, None),
-    ("", {}, None),
-    ('{"a": ', None, "not valid JSON"),
-    ("[1, 2]", None, "must be a JSON object, got list"),
-    ('"text"', None, "must be a JSON object, got str"),
+@pytest.mark.parametrize(("text", "value", "code", "error"), [
+    ('{"a": 1}', {"a": 1}, None, None),
+    ("", {}, None, None),
+    ('{"a": ', None, "not_json", "not valid JSON"),
+    ("[1, 2]", None, "not_an_object", "must be a JSON object, got list"),
+    ('"text"', None, "not_an_object", "must be a JSON object, got str"),
 ])
-def test_parse_arguments(text, value, error):
+def test_parse_arguments(text, value, code, error):
     got, problem = parse_arguments(text)
     assert got == value
-    assert (problem is None) if error is None else (error in problem)
+    assert (problem is None) if error is None else (
+        problem.code == code and error in str(problem))
 
 
 def test_request_keeps_both_shapes():
@@ -99,7 +102,7 @@ def test_call_problems_name_each_bad_call():
 ])
 def test_hostile_but_valid_json_is_refused_with_its_reason(text, reason):
     value, error = parse_arguments(text)
-    assert value is None and error is not None and reason in error
+    assert value is None and error is not None and reason in str(error)
 
 
 def test_ordinary_numbers_still_parse():

@@ -15,6 +15,8 @@ from keel_lab.course.experiments.providers import (
 )
 from keel_lab.course.plots import quirks_plot
 
+pytestmark = pytest.mark.ch7
+
 
 def test_response_items_in_output_order():
     items = response_items("openai-responses/after_reasoning.jsonl")

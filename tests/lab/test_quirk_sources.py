@@ -5,6 +5,10 @@ standard it rests on)."""
 import re
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.ch7
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = "docs/stream-quirks-sources.md"
 QUIRKS = "docs/stream-quirks.md"

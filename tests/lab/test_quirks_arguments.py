@@ -13,6 +13,8 @@ import pytest
 from keel_lab.cli import main
 from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 C0, C1 = "call_AeHwZJrCI8HiOtwIJvCqDIOi", "call_NlFHBx84ZVMNVZXm9PNuNalq"
 INC1, INC2 = '{"incident_id": "INC-001"}', '{"incident_id": "INC-002"}'

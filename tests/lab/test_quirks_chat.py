@@ -17,6 +17,8 @@ from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file, rea
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 from keel_lab.providers.replay import ReplayServer
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 QUIRKS = STREAMS / "quirks"
 ANSWER = STREAMS / "openai-chat/answer.sse"

@@ -12,6 +12,8 @@ import pytest
 from keel_lab.cli import main
 from keel_lab.providers.diagnosis import diagnose_file
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 INC1, INC2 = '{"incident_id": "INC-001"}', '{"incident_id": "INC-002"}'
 LOOKUP = (0, "call_4EZCll34OohJli8zCBEyUo0D", "lookup_incident", INC1, True)

@@ -18,6 +18,8 @@ from keel_lab.providers.diagnosis import diagnose, diagnose_file
 from keel_lab.providers.formats import detect_history
 from keel_lab.providers.responses_messages import validate_responses
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 INC1, INC2 = '{"incident_id": "INC-001"}', '{"incident_id": "INC-002"}'
 

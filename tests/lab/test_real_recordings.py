@@ -23,6 +23,8 @@ from keel_lab.course.experiments.accumulators import RunCall, meant, sources
 from keel_lab.providers.diagnosis import diagnose_file
 from keel_lab.providers.formats import STREAM_FORMATS
 
+pytestmark = pytest.mark.ch7
+
 REAL = Path(__file__).resolve().parents[2] / "data" / "recordings"
 SOURCES: list[dict[str, Any]] = sources()
 BY_FILE = {e["file"]: e for e in SOURCES}

@@ -13,6 +13,8 @@ import pytest
 from keel_lab.cli import main
 from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
 
+pytestmark = pytest.mark.ch7
+
 REAL = Path(__file__).resolve().parents[2] / "data" / "recordings"
 
 

@@ -14,6 +14,8 @@ import pytest
 from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
 from keel_lab.providers.formats import DONE
 
+pytestmark = pytest.mark.ch7
+
 Record = dict[str, Any]
 W = {"location": "San Francisco"}
 

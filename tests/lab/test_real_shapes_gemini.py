@@ -33,6 +33,8 @@ from keel_lab.cli import main
 from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
 from keel_lab.providers.streams.records import iter_records, parse_records
 
+pytestmark = pytest.mark.ch7
+
 REAL = Path(__file__).resolve().parents[2] / "data" / "recordings"
 
 

@@ -34,6 +34,8 @@ from hypothesis import strategies as st
 
 from keel_lab.providers.diagnosis import diagnose, read_stream
 
+pytestmark = pytest.mark.ch4
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 Record = Any  # a payload dict, or the "[DONE]" sentinel
 FRAGMENT_BOUND = {"cumulative_snapshots"}  # quirks read from the fragments as they came

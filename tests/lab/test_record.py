@@ -20,6 +20,8 @@ from keel_lab.providers import record as record_module
 from keel_lab.providers.record import PROVIDERS, RecordFailed, plan, record
 from keel_lab.providers.replay import ReplayServer
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 RECORDED = {"openai-chat": "openai-chat/parallel_calls.sse",
             "openai-responses": "openai-responses/parallel_calls.sse",

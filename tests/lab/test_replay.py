@@ -15,6 +15,8 @@ from keel_lab import LabError, Runner, incident_tools, validate_history
 from keel_lab.providers.openai_adapter import OpenAIChatAdapter
 from keel_lab.providers.replay import ReplayServer
 
+pytestmark = pytest.mark.ch7
+
 STREAMS = Path(__file__).resolve().parents[2] / "data" / "streams"
 TURNS = [STREAMS / "openai-chat/parallel_calls.sse", STREAMS / "openai-chat/answer.sse"]
 QUESTION = "Which is more severe, INC-001 or INC-002?"

@@ -20,6 +20,8 @@ from keel_lab.providers.responses_messages import (
     validate_responses,
 )
 
+pytestmark = pytest.mark.ch7
+
 INC1, INC2 = '{"incident_id": "INC-001"}', '{"incident_id": "INC-002"}'
 
 

@@ -20,6 +20,8 @@ from keel_lab import (
 )
 from keel_lab.course.experiments.streaming import corrupt
 
+pytestmark = pytest.mark.ch5
+
 COMPARE = "Which is more severe, INC-001 or INC-002?"
 
 

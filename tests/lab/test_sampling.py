@@ -5,6 +5,8 @@ import pytest
 from keel_lab.core.errors import LabError
 from keel_lab.course.sampling import binomial_range
 
+pytestmark = pytest.mark.ch2
+
 
 def _mass(p, n, low, high):
     return sum(math.comb(n, k) * p**k * (1 - p) ** (n - k)

@@ -1,10 +1,14 @@
 """The UI per call id: writing, confirmed, running, done - or cancelled, and nothing ran."""
 
+import pytest
+
 from keel_lab import incident_tools
 from keel_lab.core.streaming import cancel_after
 from keel_lab.core.tools import ToolOutcome
 from keel_lab.course.production.screen import Phase, arrivals, screen_frames, summary
 from keel_lab.course.scenarios import COMPARE, offline_stream
+
+pytestmark = pytest.mark.ch8
 
 
 def test_a_finished_stream_goes_writing_confirmed_running_done():

@@ -17,6 +17,8 @@ from keel_lab import LabError
 from keel_lab.core.streaming import Finish, ProviderCall, assemble
 from keel_lab.providers.diagnosis import Diagnosis, diagnose
 
+pytestmark = pytest.mark.ch7
+
 SRV = "srvtoolu_01FYcUbzEaqqQh1WBRj1QX3h"
 
 

@@ -1,8 +1,12 @@
 """The event store: sequence numbers, resuming readers, restarts, and what a restarted turn runs."""
 
+import pytest
+
 from keel_lab.core.events import Event
 from keel_lab.core.protocol import ToolRequest
 from keel_lab.course.production.store import EventStore, Record, to_resume
+
+pytestmark = pytest.mark.ch8
 
 
 def test_append_numbers_and_persists(tmp_path):

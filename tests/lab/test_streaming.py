@@ -19,6 +19,10 @@ from keel_lab import (
     incident_tools,
     readiness,
 )
+from keel_lab.core.errors import Said
+
+pytestmark = pytest.mark.ch4
+CORRUPT = Said("corrupt", "corrupt")
 
 D = ToolCallDelta
 INTERLEAVED = [
@@ -105,7 +109,8 @@ def test_changed_id_is_refused():
 def test_a_parameterless_call_runs(arguments):
     a = assemble([D(0, id="p", name="list_services", arguments_delta=arguments),
                   Finish("tool_calls")])
-    assert a.calls[0].readiness == Readiness(True, "complete and closed: it may run")
+    assert a.calls[0].readiness == Readiness(True, Said("may_run",
+                                                        "complete and closed: it may run"))
     assert a.requests[0].input == {}
 
 
@@ -115,7 +120,11 @@ def test_readiness_names_the_first_reason():
     assert "not closed" in readiness("a", "f", "{}", False).reason.replace("has not closed",
                                                                            "not closed")
     assert readiness("a", "f", "[1]", True).reason == "arguments must be a JSON object, got list"
-    assert readiness("a", "f", "{}", True, refused="corrupt").reason == "corrupt"
+    assert readiness("a", "f", "{}", True, refused=CORRUPT).reason == "corrupt"
+    assert [readiness(*given).code for given in [(None, "f", "{}", True), ("a", "", "{}", True),
+                                                 ("a", "f", "{}", False), ("a", "f", "[1]", True),
+                                                 ("a", "f", "{", True), ("a", "f", "{}", True)]
+            ] == ["no_id", "no_name", "not_closed", "not_an_object", "not_json", "may_run"]
 
 
 def test_repeated_same_id_is_fine():
@@ -192,7 +201,8 @@ def test_a_refused_call_is_answered_not_run_and_siblings_are_unaffected():
     from keel_lab.core.streaming import Refuse
     a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
                   D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
-                  Refuse(0, "arguments contain U+FFFD"), Finish("tool_calls")])
+                  Refuse(0, Said("split_utf8", "arguments contain U+FFFD")),
+                  Finish("tool_calls")])
     bad, good = a.requests
     assert bad.input is None and bad.parse_error == "arguments contain U+FFFD"
     assert a.message.tool_calls[0].arguments == '{"q": "caf\ufffd"}'
@@ -227,8 +237,8 @@ def test_a_converters_reading_replaces_what_the_fragments_gave():
 
 def test_a_reading_comes_before_the_finish_and_does_not_undo_a_refusal():
     from keel_lab.core.streaming import Arguments, Refuse
-    a = assemble([D(0, id="a", name="f", arguments_delta="{"), Refuse(0, "corrupt"),
+    a = assemble([D(0, id="a", name="f", arguments_delta="{"), Refuse(0, CORRUPT),
                   Arguments(0, "{}"), Finish("tool_calls")])
-    assert a.calls[0].readiness == Readiness(False, "corrupt")
+    assert a.calls[0].readiness == Readiness(False, CORRUPT)
     with pytest.raises(LabError, match="arrived after the finish reason"):
         assemble([D(0, id="a", name="f"), Finish("tool_calls"), Arguments(0, "{}")])

@@ -11,6 +11,8 @@ from keel_lab.course import progress
 from keel_lab.providers.conversation import read_conversation
 from keel_lab.providers.streams.records import parse_records
 
+pytestmark = pytest.mark.lab_wide
+
 DEEP_PATH = "a" + ".a" * 100  # 101 levels of {"a": ...}: the value 1 is one level too deep
 
 REFUSALS = {
@@ -54,7 +56,7 @@ def core(tmp_path, text):
 def arguments(tmp_path, text):
     value, error = parse_arguments(text)
     assert value is None
-    return "arguments", error
+    return "arguments", str(error)
 
 
 def stream(tmp_path, text):

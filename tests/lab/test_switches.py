@@ -1,5 +1,7 @@
 """Request bodies with the providers' switches, and `is_error` on failed results."""
 
+import pytest
+
 from keel_lab import incident_tools
 from keel_lab.core.messages import UserMessage
 from keel_lab.core.tools import ToolOutcome
@@ -9,6 +11,8 @@ from keel_lab.providers.switches import (
     anthropic_results,
     openai_chat_request,
 )
+
+pytestmark = pytest.mark.ch7
 
 MESSAGES = [UserMessage("Which is more severe, INC-001 or INC-002?")]
 

@@ -1,5 +1,10 @@
-from keel_lab.core.tables import format_table, printable
+# ruff: noqa: RUF001 - a Chinese column takes Chinese punctuation
+import pytest
+
+from keel_lab.core.tables import format_table, printable, width_of, wrap
 from keel_lab.course.experiments.report import Report
+
+pytestmark = pytest.mark.lab_wide
 
 
 def test_printable_escapes_controls_and_keeps_text():
@@ -18,6 +23,20 @@ def test_a_wide_table_wraps_its_widest_column():
     lines = format_table(rows, width=40).splitlines()
     assert max(len(line) for line in lines) <= 40 and len(lines) > 3
     assert " ".join(line[6:].strip() for line in lines[2:]) == ("word " * 40).strip()
+
+
+def test_a_chinese_column_wraps_by_display_width_as_chinese_breaks():
+    """Between two characters or at a space, never inside an English word that fits, never
+    before a closing mark (a full-width comma or parenthesis) nor after an opening one; a
+    word wider than its column is cut, so no line is ever wider."""
+    text = "这条工具消息前面没有发起它的 tool_calls，供应商会拒绝这段消息历史（原文）"
+    lines = format_table([{"n": 1, "text": text}], width=24).splitlines()[2:]
+    column = [line[3:] for line in lines]
+    assert all(width_of(line) <= 24 for line in lines) and len(lines) > 2
+    assert "".join(column).replace(" ", "") == text.replace(" ", "")
+    assert not any(c.startswith(("，", "）")) or c.endswith("（") for c in column)
+    assert any(c.endswith("tool_calls，") or c.startswith("tool_calls") for c in column)
+    assert all(width_of(line) <= 12 for line in wrap("一" * 5 + "x" * 30, 12))
 
 
 def test_report_table_wraps_title_and_findings_only_when_asked():

@@ -7,6 +7,8 @@ import pytest
 
 from keel_lab import Tool, ToolCall, ToolError, ToolRequest, Toolset, invoke, run_coroutine
 
+pytestmark = pytest.mark.ch3
+
 
 def request(name, arguments, call_id="call_1"):
     return ToolRequest.from_call(ToolCall(call_id, name, arguments))

@@ -15,6 +15,8 @@ from keel_lab.core.pairing import (
 )
 from keel_lab.course.experiments.trials import TrialSpec, run_trials
 
+pytestmark = pytest.mark.ch2
+
 SKIP = frozenset({"position_with_skip"})
 FAILING = {"position_over_gather": position_over_gather,
            "position_over_gather_filtered": position_over_gather_filtered,

@@ -17,6 +17,8 @@ from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, NOTE, PARTIAL, SCENARIOS, compare_question
 from keel_lab.i18n import _, set_language
 
+pytestmark = pytest.mark.lab_wide
+
 # Prose for people, per data set; every other field is a fact that both languages share.
 PROSE = {"incidents": ("title", "summary"), "services": ("owner",)}
 KEY = {"incidents": "id", "services": "name"}

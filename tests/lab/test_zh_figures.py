@@ -26,6 +26,8 @@ from keel_lab.course.experiments.registry import EXPERIMENTS, Params
 from keel_lab.course.scenarios import COMPARE, offline_stream
 from keel_lab.i18n import _, set_language
 
+pytestmark = pytest.mark.lab_wide
+
 # Words that are names, not English prose: Python's and asyncio's, formats, roles, units.
 NAMES = {
     "gather", "as_completed", "TaskGroup", "asyncio", "await", "None", "True", "False", "id",

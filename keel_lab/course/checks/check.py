@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from keel_lab.course.checks.verdict import ExerciseNotPassed, Verdict
+from keel_lab.course.exercises import EXERCISES
 from keel_lab.course.named import load
 from keel_lab.course.progress import record
 from keel_lab.i18n import _
@@ -33,27 +34,14 @@ class _Verifiers(Mapping[str, Callable[..., Verdict]]):
         return len(self._targets)
 
 
-# module:function under keel_lab.course.checks; a module-level dict, so the grader's snapshot
-# watches its contents
-TARGETS = {
-    "accumulate": "accumulate:verify_accumulate", "answer_all": "history:verify_answer_all",
-    "count_in_order": "in_order:verify_count_in_order",
-    "pair_results": "pairing:verify_pair_results", "make_batches": "batching:verify_make_batches",
-    "read_turn": "stall:verify_read_turn", "is_executable": "streaming:verify_is_executable",
-    "status_history": "partial_success:verify_status_history",
-    "collect_batch": "collect:verify_collect_batch",
-    "answer_responses": "providers:verify_answer_responses",
-    "calls_to_resume": "resume:verify_calls_to_resume",
-}
+# Views of the exercise table, derived at import. Each exercise's verifier, module:function under
+# keel_lab.course.checks: a module-level dict, so the grader's snapshot watches its contents.
+TARGETS: dict[str, str] = {x.name: x.verifier for x in EXERCISES}
 VERIFIERS = _Verifiers(TARGETS)
 
-# What each exercise is worth when a class is graded (`keel-course grade`, nbgrader): the course's
-# choice, by the number of ideas an exercise combines; one table for every grader.
-POINTS: dict[str, int] = {
-    "answer_all": 2, "count_in_order": 1, "pair_results": 2, "make_batches": 2,
-    "is_executable": 2, "status_history": 3, "collect_batch": 3, "answer_responses": 2,
-    "calls_to_resume": 2, "accumulate": 2, "read_turn": 2,
-}
+# What each exercise is worth when a class is graded (`keel-course grade`, nbgrader): one table
+# for every grader.
+POINTS: dict[str, int] = {x.name: x.points for x in EXERCISES}
 
 
 def misnamed(name: object) -> str | None:

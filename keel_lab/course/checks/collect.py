@@ -35,13 +35,14 @@ from keel_lab.course.checks.verdict import (
     guard,
     in_a_loop,
     labelled,
+    misuse_marked,
     returned_none,
     seeded,
     strict,
 )
 from keel_lab.course.offline_model import OfflineAdapter
 from keel_lab.course.scenarios import COMPARE, SCENARIOS, slow_first
-from keel_lab.i18n import N_, _
+from keel_lab.i18n import N_, _, ngettext
 
 CollectBatch = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Any]]
 OK, MISSING, BROKEN = "INC-001", "INC-999", "INC-500"  # found; not found; its store is down
@@ -122,7 +123,8 @@ async def _collect(fn: CollectBatch, c: Collected) -> Collected:
 
 
 def _drive(fn: CollectBatch, c: Collected) -> Collected:
-    return run_coroutine(_collect(fn, c))
+    with misuse_marked():
+        return run_coroutine(_collect(fn, c))
 
 
 def _real_run(fn: CollectBatch, question: str) -> RunResult:
@@ -273,9 +275,8 @@ def _shown(n: int, c: Collected) -> str:
     """A batch as the learner's function got it: ids, how long each call takes, which fail."""
     calls = ", ".join(f"{r.call_id} {c.delays[r.call_id] * 1000:.0f} ms"
                       + ("" if _outcome(r).ok else _(" fails")) for r in c.batch)
-    template = _("batch {n} ({count} calls: {calls})") if len(c.batch) > 1 else _(
-        "batch {n} ({count} call: {calls})")
-    return template.format(n=n, count=len(c.batch), calls=calls)
+    return ngettext("batch {n} ({count} call: {calls})", "batch {n} ({count} calls: {calls})",
+                    len(c.batch)).format(n=n, count=len(c.batch), calls=calls)
 
 
 def _ending(run: RunResult) -> str:

@@ -38,15 +38,15 @@ def started_again(log: list[Record], tail: str) -> list[Record]:
 # the first six let through (start order, text order, by content, only the started calls); they
 # come last so that every other rule still fails first where its hint is clearest.
 CASES: list[tuple[str, Callable[[], list[Record]]]] = [
-    (N_("a crash before any call started"), lambda: crashed_log(COMPARE, 0, 3)),
-    (N_("call-1 finished first, call-0 still running"), lambda: crashed_log(COMPARE, 0, 6)),
-    (N_("call-1 failed, call-0 still running"), lambda: crashed_log(PARTIAL, 0, 6)),
+    (N_("a crash before any call started"), lambda: crashed_log(_(COMPARE), 0, 3)),
+    (N_("call-1 finished first, call-0 still running"), lambda: crashed_log(_(COMPARE), 0, 6)),
+    (N_("call-1 failed, call-0 still running"), lambda: crashed_log(_(PARTIAL), 0, 6)),
     (N_("every call finished, the model not called again yet"),
-     lambda: crashed_log(COMPARE, 0, 7)),
+     lambda: crashed_log(_(COMPARE), 0, 7)),
     (N_("the second model turn: its call-1 finished, its call-0 still running"),
      lambda: crashed_log(TWO_TURNS, 1, 13)),
     (N_("restarted once, call-0 started again, then a second crash"),
-     lambda: started_again(crashed_log(COMPARE, 0, 6), ":call-0")),
+     lambda: started_again(crashed_log(_(COMPARE), 0, 6), ":call-0")),
     (N_("eleven lookups, four at a time: call-1 finished, three running, seven never started"),
      lambda: crashed_log(compare_question(11), 0, 17)),
     (N_("section 1's turn on the graph: call-4 started, call-3 still waits for call-0"),

@@ -31,6 +31,7 @@ from keel_lab.course.checks.verdict import (
     driven,
     guard,
     in_a_loop,
+    misuse_marked,
     raised_by,
 )
 from keel_lab.course.scenarios import COMPARE, offline_stream
@@ -134,7 +135,8 @@ async def _read(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run 
 
 
 def _drive(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run | None:
-    return run_coroutine(_read(fn, events, case))
+    with misuse_marked():
+        return run_coroutine(_read(fn, events, case))
 
 
 def _pieces(a: Assembly) -> tuple[str, list[tuple[int, str | None, str, str]]]:

@@ -11,6 +11,8 @@ learner's cell, and a `None` (a forgotten `return`) a hint saying so, never a cr
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import dis
 import functools
 import inspect
 import linecache
@@ -179,20 +181,71 @@ def awaitable(value: Any) -> Awaitable[Any]:
 
 def in_a_loop(exc: Exception) -> str:
     """What the check knows of an exception of an exercise the lab awaits, written as if it ran
-    alone: asyncio.run or run_until_complete inside the lab's running loop, a `for` over an
-    async stream, or a coroutine used where its value belongs (an `await` forgotten). "" for
-    any other exception."""
+    alone: asyncio.run or run_until_complete inside the lab's running loop, or the mistake
+    `misuse_marked` found: a `for` over an async stream, a coroutine used where its value
+    belongs (an `await` forgotten). "" for any other exception."""
     nested = (asyncio.run, asyncio.BaseEventLoop._check_running)  # type: ignore[attr-defined]
     if isinstance(exc, RuntimeError) and any(raised_by(exc, f) for f in nested):
         return _(" - the lab already runs your function in its event loop, and no second loop "
                  "can start inside it: write `async def` and `await` the calls instead")
-    if isinstance(exc, TypeError) and "'async_generator' object is not iterable" in str(exc):
+    misuse = getattr(exc, MISUSE, None)
+    if misuse == "sync_iteration":
         return _(" - the stream is asynchronous: read it with `async for` inside an "
                  "`async def`")
-    if isinstance(exc, AttributeError | TypeError) and "'coroutine' object" in str(exc):
+    if misuse == "unawaited":
         return _(" - a coroutine was used where its value belongs: an `await` is missing "
                  "(value = await ...)")
     return ""
+
+
+# The attribute `misuse_marked` sets on a learner's exception: a public one, so the grader
+# carries it to the checking process with the exception's other attributes (frames stay behind).
+MISUSE = "keel_misuse"
+
+
+@contextmanager
+def misuse_marked() -> Iterator[None]:
+    """Wrap a check's driver, where the learner's code runs: an exception leaving it is marked
+    with the asynchrony mistake its object shows - "sync_iteration" (an async iterable used as a
+    plain one: `for event in stream` in a `def`) or "unawaited" (a coroutine used as its value)
+    - decided by the object's type, never by Python's wording of the error."""
+    try:
+        yield
+    except (AttributeError, TypeError) as exc:
+        found = _involved(exc)
+        misuse = ("unawaited" if inspect.iscoroutine(found) else "sync_iteration"
+                  if isinstance(exc, TypeError) and hasattr(found, "__aiter__")
+                  and not hasattr(found, "__iter__") else None)
+        if misuse:
+            with contextlib.suppress(AttributeError):  # an exception class with __slots__
+                setattr(exc, MISUSE, misuse)
+        raise
+
+
+_LOADS = frozenset({"LOAD_FAST", "LOAD_DEREF", "LOAD_NAME", "LOAD_GLOBAL"})
+
+
+def _involved(exc: AttributeError | TypeError) -> object:
+    """The object a failed operation acted on: an AttributeError's `obj`; else the value of
+    the last name the innermost frame loaded before its failing instruction (`stream` in `for
+    event in stream`, `list(stream)`, `coro["x"]`), None when there is none."""
+    if isinstance(exc, AttributeError) and exc.obj is not None:
+        return exc.obj
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_next is not None:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    frame, name = tb.tb_frame, None
+    for instruction in dis.get_instructions(frame.f_code):
+        if instruction.offset >= tb.tb_lasti:
+            break
+        if instruction.opname in _LOADS:
+            name = instruction.argval
+        elif instruction.starts_line is not None:
+            name = None  # a name loaded on an earlier line is not what this one acts on
+    scopes = (frame.f_locals, frame.f_globals)
+    return next((scope[name] for scope in scopes if name in scope), None)
 
 
 def raised_by(exc: BaseException, function: Callable[..., Any]) -> bool:

@@ -26,7 +26,6 @@ import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from importlib.util import find_spec
 from itertools import takewhile
 from typing import Any, cast
 
@@ -292,16 +291,15 @@ def others(records: Records, fmt: str) -> dict[str, Got]:
         if fmt == "openai-responses":
             return {"sdk": attempt(responses_sdk_calls, records), "langchain": None,
                     "pydantic_ai": None}
-        if fmt == "anthropic":  # the anthropic SDK is in requirements.txt, not a package extra
-            sdk = attempt(anthropic_sdk_calls, records) if find_spec("anthropic") else None
-            return {"sdk": sdk, "langchain": None, "pydantic_ai": None}
+        if fmt == "anthropic":
+            return {"sdk": attempt(anthropic_sdk_calls, records), "langchain": None,
+                    "pydantic_ai": None}
         chunks = attempt(sdk_chunks, records)
         if isinstance(chunks, BaseException):
             return {"sdk": chunks, "langchain": chunks, "pydantic_ai": chunks}
         return {"sdk": attempt(sdk_calls, chunks),
                 "langchain": attempt(lambda c: langchain_calls(langchain_chunks(c)), chunks),
-                "pydantic_ai": attempt(pydantic_ai_calls, chunks)
-                if find_spec("pydantic_ai") else None}
+                "pydantic_ai": attempt(pydantic_ai_calls, chunks)}
 
 
 def describe(calls: list[RunCall], total: int) -> str:

@@ -141,8 +141,8 @@ def block_close(trials: int = 1000, calls: int = 3, seed: int = 0,
                 cancel_rate: float = 0.1, refuse_rate: float = 0.05) -> Report:
     """`trials` seeded turns of `calls` calls each, played under both policies."""
     if trials < 1 or calls < 1:
-        raise LabError(_("trials and calls must be at least 1, got {trials} and {calls}")
-                       .format(trials=trials, calls=calls))
+        raise LabError("no_trials", N_("trials and calls must be at least 1, got {trials} and "
+                                       "{calls}"), trials=trials, calls=calls)
     rng, ids = random.Random(seed), RunIds.seeded(seed)
     plans = [plan_turn(rng, ids, t, calls, cancel_rate, refuse_rate) for t in range(trials)]
     tallies = clock.run_coroutine(_trials(plans))

@@ -158,12 +158,14 @@ def _cut(run: RunResult, kept: int) -> list[Record]:
         return journal(EventStore(Path(folder) / "events.jsonl"), run)[:kept]
 
 
-def crashed_log(question: str = COMPARE, seed: int = 0, kept: int = 6) -> list[Record]:
-    """The store's records of a seeded run of `question`, four calls at a time, as a crash
-    after the first `kept` of them leaves them (seeded delays: completion order is not request
-    order; a fifth call waits for a free slot)."""
+def crashed_log(question: str | None = None, seed: int = 0, kept: int = 6) -> list[Record]:
+    """The store's records of a seeded run of `question` as asked (by default `COMPARE`, in the
+    learner's language), four calls at a time, as a crash after the first `kept` of them leaves
+    them (seeded delays: completion order is not request order; a fifth call waits for a free
+    slot)."""
+    asked = _(COMPARE) if question is None else question
     return _cut(Runner(OfflineAdapter(seed), executor=Executor(4, seeded_latency(seed)))
-                .run(_(question)), kept)
+                .run(asked), kept)
 
 
 def graph_log(seed: int = 0, kept: int = 11, limit: int = 4) -> list[Record]:

@@ -131,8 +131,8 @@ def response_items(name: str) -> list[dict[str, Any]]:
     """The `output` items of a recorded Responses stream, as its `output_item.done` events say."""
     fmt, records = read_stream(data.path("streams", name))
     if fmt != "openai-responses":
-        raise LabError(_("{name} is a {format} stream, not a Responses stream").format(
-            name=name, format=fmt))
+        raise LabError("not_responses", N_("{name} is a {format} stream, not a Responses stream"),
+                       name=name, format=fmt)
     done = [r for r in records if isinstance(r, dict) and r.get("type") ==
             "response.output_item.done"]
     return [r["item"] for r in sorted(done, key=lambda r: r["output_index"])]
@@ -164,7 +164,8 @@ def tool_message_fields() -> Report:
     rows = []
     for meaning, ours, theirs in TOOL_MESSAGE_FIELDS:
         if ours.split()[0] not in lab | {"-"} or theirs.split()[0] not in lc:
-            raise LabError(f"field table out of date: {ours} / {theirs}")
+            raise LabError("stale_field_table", N_("field table out of date: {ours} / {theirs}"),
+                           ours=ours, theirs=theirs)
         rows.append({"meaning": _(meaning), "keel_lab": _(ours) if ours.startswith("- ") else ours,
                      "langchain_core": theirs})
     rest = sorted(lc - {t.split()[0] for _, _, t in TOOL_MESSAGE_FIELDS})

@@ -21,7 +21,7 @@ from keel_lab.core.ids import RunIds
 from keel_lab.core.pairing import Result, Strategy, mismatches
 from keel_lab.core.protocol import ToolCall
 from keel_lab.course.experiments.report import Progress
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,8 @@ def run_trials(strategies: Mapping[Name, Strategy], trials: int, spec: TrialSpec
                progress: Progress | None = None) -> dict[Name, Tally]:
     """Run every strategy on the same `trials` turns; one policy denial per turn for `deny_for`."""
     if trials < 1 or spec.calls < 1:
-        raise LabError(_("trials and calls must be at least 1, got {trials} and {calls}").format(
-            trials=trials, calls=spec.calls))
+        raise LabError("no_trials", N_("trials and calls must be at least 1, got {trials} and "
+                                       "{calls}"), trials=trials, calls=spec.calls)
     return clock.run_coroutine(_run(strategies, trials, spec, seed, deny_for, progress))
 
 

@@ -26,12 +26,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.streaming import ProviderCall, StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, preview, shown
 from keel_lab.providers.formats import record_format
-from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
+from keel_lab.providers.streams.common import (
+    Labelled,
+    Reading,
+    WireCall,
+    closing,
+    late,
+    server_error,
+)
 from keel_lab.providers.streams.diagnostics import Diagnostics
 
 # refusal (declined) and pause_turn (to be continued by a next request) are not among them
@@ -63,9 +70,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 index = at
                 call = _call(block)
                 if index in calls:
-                    call.late = _("a second content_block_start at index {index} ({where}) "
-                                  "replaced a call: which one is meant is unknown, neither is "
-                                  "run").format(index=index, where=where)
+                    call.late = Said("block_replaced", N_(
+                        "a second content_block_start at index {index} ({where}) replaced a "
+                        "call: which one is meant is unknown, neither is run"),
+                        {"index": index, "where": where})
                 calls[index] = call
                 yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
             elif block_type.endswith("_tool_use"):
@@ -89,37 +97,36 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 elif at in provider:
                     provider[at][1].add(fragment)
                 elif at not in unknown:
-                    raise LabError(_("{where}: input_json_delta for block {block}, which is "
-                                     "not a tool_use block (nor a server tool's)").format(
-                                         where=where, block=at))
+                    raise LabError("delta_without_block", N_(
+                        "{where}: input_json_delta for block {block}, which is not a tool_use "
+                        "block (nor a server tool's)"), where=where, block=at)
             elif kind not in DELTAS:
                 diag.unknown("delta", kind, where)
         elif kind == "message_delta":
             reason = r.obj("delta").text("stop_reason")
             if reason and stream.ended is None:
-                stop_reason, stream.ended = reason, _("the stop reason {reason}").format(
-                    reason=repr(reason))
+                stop_reason, stream.ended = reason, Said("stop_reason", N_(
+                    "the stop reason {reason}"), {"reason": repr(reason)})
         elif kind == "message_stop" and stream.ended != "data: [DONE]":
             finished = True
             stream.end("message_stop")
         elif kind == "error":
-            raise ConnectionError(_("the server sent an error: {error}").format(
-                error=preview(r.raw("error"))))
+            raise ConnectionError(server_error(preview(r.raw("error"))))
         elif kind not in EVENTS and record_format(dict(r.value)) == "anthropic":
             diag.unknown("event", kind or "", where)
         if index is not None and stream.ended:
             calls[index].late = late(where, stream.ended)
     for index, call in sorted(calls.items()):
         if finished and not call.parts:
-            diag.note(index, call.id, "no_arguments", _(
+            diag.note(index, call.id, "no_arguments", N_(
                 "the tool_use block brought no input (no input_json_delta, or only empty "
-                "ones): a tool without parameters; its input is {empty}").format(empty="{}"))
+                "ones): a tool without parameters; its input is {empty}"), empty="{}")
     yield from _provider_calls(provider, results, diag)
     if stop_reason == "pause_turn":
-        diag.note(None, None, "pause_turn", _(
+        diag.note(None, None, "pause_turn", N_(
             "the provider paused its own turn after {n} call(s) of its tools: it is to be "
             "resumed by sending the turn back; what it ran is shown, no client call of the "
-            "turn runs").format(n=len(provider)), "reported")
+            "turn runs"), "reported", n=len(provider))
     yield from closing(calls, (stop_reason or "end_turn") if finished else None, diag,
                        "message_stop", NORMAL)
 
@@ -144,8 +151,8 @@ def _provider_calls(provider: dict[int, tuple[str, WireCall]], results: dict[str
                            results.get(call.id or ""))
     orphans = [i for i in results if i not in ids]
     if orphans:
-        diag.note(None, orphans[0], "provider_result_without_call", _(
+        diag.note(None, orphans[0], "provider_result_without_call", N_(
             "{n} result block(s) of the provider's tools answer calls not in this turn "
             "(first: {first}): calls of an earlier turn (a paused one resumed, or one that "
-            "stopped for a client call first); nothing in them runs here").format(
-                n=len(orphans), first=shown(orphans[0])), "reported")
+            "stopped for a client call first); nothing in them runs here"), "reported",
+            n=len(orphans), first=shown(orphans[0]))

@@ -12,8 +12,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from keel_lab.core.errors import Said
 from keel_lab.core.streaming import Arguments, Finish, Refuse, StreamEvent
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, preview
 from keel_lab.providers.formats import DONE
 from keel_lab.providers.streams.arguments import shape
@@ -28,7 +29,7 @@ class Reading:
     so far (`ended`; a call or text after it came too late). `data: [DONE]` ends it too."""
 
     records: Labelled
-    ended: str | None = None
+    ended: str | Said | None = None  # what ended it: an event's name, or said
     error_field: str | None = None  # a payload carrying this field is the server's error
 
     def __iter__(self) -> Iterator[Fields]:
@@ -38,11 +39,10 @@ class Reading:
                 continue
             fields = Fields(record, where)
             if self.error_field is not None and self.error_field in record:
-                raise ConnectionError(_("the server sent an error: {error}").format(
-                    error=preview(fields.raw(self.error_field))))
+                raise ConnectionError(server_error(preview(fields.raw(self.error_field))))
             yield fields
 
-    def end(self, why: str) -> None:
+    def end(self, why: str | Said) -> None:
         """The turn ends here, unless something ended it already."""
         self.ended = self.ended or why
 
@@ -54,8 +54,8 @@ class WireCall:
     id: str | None = None
     name: str = ""
     parts: list[str] = field(default_factory=list)  # argument fragments, joined only on demand
-    late: str | None = None  # why a fragment of it came after the turn had ended
-    refusal: tuple[str, str] | None = None  # (quirk, why) the wire leaves this call unknown
+    late: Said | None = None  # why a fragment of it came after the turn had ended
+    refusal: tuple[str, Said] | None = None  # (quirk, why) the wire leaves this call unknown
 
     @property
     def arguments(self) -> str:
@@ -66,8 +66,8 @@ class WireCall:
             self.parts.append(fragment)
 
 
-def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, end: str,
-            normal: tuple[str, ...]) -> Iterator[StreamEvent]:
+def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
+            end: str | Said, normal: tuple[str, ...]) -> Iterator[StreamEvent]:
     """Checks every format shares at the finish, then the finish itself: each call's fragments
     judged once for the shapes of `arguments.py` (a tolerated one hands the core its reading,
     `Arguments`). Without a finish (`end` names the event that should have come) nothing is
@@ -75,32 +75,31 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     tool turn; the lab's policy is that any other one (a content filter, a refusal, a value
     nobody documents) leaves its calls unknown or unwanted, so none of them runs."""
     if finish is None:
-        diag.note(None, None, "truncated", _("the stream ended before {end}: no call was "
-                                             "closed, nothing may run").format(end=end),
-                  "refused")
+        diag.note(None, None, "truncated", N_("the stream ended before {end}: no call was "
+                                              "closed, nothing may run"), "refused", end=end)
         return
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
-                  _("finish reason 'stop' although calls were made; the calls are closed by "
-                    "it"))
-    unusual = None if finish in normal else _(
+                  N_("finish reason 'stop' although calls were made; the calls are closed by "
+                     "it"))
+    unusual = None if finish in normal else Said("unusual_finish", N_(
         "the turn ended with the finish reason {finish}, which does not close a tool turn "
         "normally (that is {normal}): its calls may be cut, withheld or unwanted, so none of "
-        "them runs").format(finish=repr(finish), normal=", ".join(map(repr, normal)))
+        "them runs"), {"finish": repr(finish), "normal": ", ".join(map(repr, normal))})
     if unusual:
         diag.note(None, None, "unusual_finish", unusual, "refused" if calls else "reported")
     for index, call in sorted(calls.items()):
         refusal = ("after_finish", call.late) if call.late else call.refusal
         if refusal is None and any("\ufffd" in part for part in call.parts):
-            refusal = ("split_utf8", _("arguments contain U+FFFD: a UTF-8 character was split "
-                                       "between chunks and each half encoded on its own, so the "
-                                       "arguments are corrupted"))
+            refusal = ("split_utf8", Said("split_utf8", N_(
+                "arguments contain U+FFFD: a UTF-8 character was split between chunks and each "
+                "half encoded on its own, so the arguments are corrupted")))
         found = None if refusal else shape(call.parts, finish)
         if found and found.reading is not None:
-            diag.note(index, call.id, found.quirk, found.message)
+            diag.note(index, call.id, found.quirk, found.said)
             yield Arguments(index, found.reading)
         elif found:
-            refusal = (found.quirk, found.message)
+            refusal = (found.quirk, found.said)
         if refusal:
             yield Refuse(index, refusal[1], refusal[0], call.id)
         elif unusual:
@@ -108,10 +107,16 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics, e
     yield Finish(finish)
 
 
-def late(where: str, ended: str) -> str:
+def late(where: str, ended: str | Said) -> Said:
     """Why a call fragment that came after the end of the turn is never run."""
-    return _("a fragment of this call arrived after {ended} ({where}): the turn was over, so "
-             "the call is never run").format(ended=ended, where=where)
+    return Said("after_finish", N_("a fragment of this call arrived after {ended} ({where}): "
+                                   "the turn was over, so the call is never run"),
+                {"ended": ended, "where": where})
+
+
+def server_error(error: str) -> Said:
+    """What a stream that carries the server's error raises (as a `ConnectionError`)."""
+    return Said("server_error", N_("the server sent an error: {error}"), {"error": error})
 
 
 def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str:
@@ -120,6 +125,6 @@ def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str
     if given:
         return given
     made = f"{prefix}-{index}"
-    diag.note(index, made, "id_assigned", _("the call came without an id; it is {id} from "
-                                            "here on").format(id=made))
+    diag.note(index, made, "id_assigned", N_("the call came without an id; it is {id} from "
+                                             "here on"), id=made)
     return made

@@ -37,8 +37,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from keel_lab.core.errors import Said
 from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, preview, shown
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, id_for, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
@@ -54,39 +55,47 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     for r in turn.stream:
         for cand in r.objs("candidates"):
             if cand.index("index") not in (None, 0):
-                diag.note(None, None, "other_candidate", _(
+                diag.note(None, None, "other_candidate", N_(
                     "{where}: a candidate other than 0 (candidateCount > 1); only candidate 0 "
-                    "is the turn").format(where=r.where))
+                    "is the turn"), where=r.where)
                 continue
             for part in cand.obj("content").objs("parts"):
                 yield from turn.part(part)
             reason = cand.text("finishReason")
             if reason and turn.stream.ended is None:
                 finish = reason.lower()
-                turn.stream.end(_("the event with finishReason"))
+                turn.stream.end(Said("finish_event", N_("the event with finishReason")))
                 if reason == "MALFORMED_FUNCTION_CALL":
                     _malformed(cand, diag)
-    turn.unfinished(_("the stream ended"))
-    yield from closing(turn.calls, finish, diag, _("an event with finishReason"), NORMAL)
+    turn.unfinished(Said("stream_ended", N_("the stream ended")))
+    yield from closing(turn.calls, finish, diag,
+                       Said("a_finish_event", N_("an event with finishReason")), NORMAL)
 
 
 def _malformed(cand: Fields, diag: Diagnostics) -> None:
     """The model wrote a call Gemini could not read: it is dropped, never sent, so the turn
     lost a call that nothing can run; said, so the loss is not read as a plain answer."""
     told = cand.text("finishMessage")
-    said = _("the finish reason MALFORMED_FUNCTION_CALL says the model wrote a function call "
-             "Gemini could not read; Gemini drops it, so a call of this turn is lost and cannot "
-             "run (ask again for it to be sent)")
+    said = Said("malformed_function_call", N_(
+        "the finish reason MALFORMED_FUNCTION_CALL says the model wrote a function call Gemini "
+        "could not read; Gemini drops it, so a call of this turn is lost and cannot run (ask "
+        "again for it to be sent)"))
     if told:
-        said = _("{said}; Gemini's message: {message}").format(said=said, message=preview(told))
+        said = Said(said.code, N_("{said}; Gemini's message: {message}"),
+                    {"said": said, "message": preview(told)})
     diag.note(None, None, "malformed_function_call", said, "refused")
 
 
-def _overlap(cut: int) -> tuple[str, str]:
+def _overlap(cut: int) -> tuple[str, Said]:
     """Why a call that began while call `cut` was still streaming is refused too."""
-    return ("partial_args_conflict", _(
-        "it began while call {cut} was still streaming: its parts may be call {cut}'s with the "
-        "name repeated, so which values are whose cannot be known").format(cut=cut))
+    return _conflict(N_("it began while call {cut} was still streaming: its parts may be call "
+                        "{cut}'s with the name repeated, so which values are whose cannot be "
+                        "known"), cut=cut)
+
+
+def _conflict(template: str, **params: object) -> tuple[str, Said]:
+    """A refusal for values of a streamed call that cannot be placed without a guess."""
+    return ("partial_args_conflict", Said("partial_args_conflict", template, params))
 
 
 @dataclass
@@ -115,7 +124,7 @@ class _Turn:
         if pieces or more or (self.open is not None and not whole):
             yield from self._streamed(part, fn, pieces, more)
         elif whole or fn.text("id") is not None:
-            cut = self.unfinished(_("a whole call came"))
+            cut = self.unfinished(Said("whole_call_came", N_("a whole call came")))
             fn.obj("args")  # Gemini's args are an object, never a string: checked first
             index, call = self._start(part, fn)
             if cut is not None and fn.raw("args") is None:  # `{name}` alone may end call `cut`
@@ -123,24 +132,23 @@ class _Turn:
             call.add(fn.arguments("args") or "{}")
             yield ToolCallDelta(index, call.id, call.name or None, call.arguments)
         else:
-            self.diag.note(None, None, "stray_call_end", _(
+            self.diag.note(None, None, "stray_call_end", N_(
                 "{where}: an empty functionCall (the end of a streamed call) with no streamed "
-                "call open: it ends nothing and is skipped").format(where=part.where),
-                "reported")
+                "call open: it ends nothing and is skipped"), "reported", where=part.where)
 
     def _streamed(self, part: Fields, fn: Fields, pieces: list[Fields],
                   more: bool) -> Iterator[StreamEvent]:
         """One part of a streamed call: its first (with the name), or one that continues it."""
         if fn.text("name") is not None or self.open is None:
-            cut = self.unfinished(_("another call started"))
+            cut = self.unfinished(Said("call_started", N_("another call started")))
             index, call = self._start(part, fn)
             if cut is not None:
                 call.refusal = _overlap(cut)
             if not call.name:
-                self.diag.note(index, call.id, "partial_args_without_call", _(
+                self.diag.note(index, call.id, "partial_args_without_call", N_(
                     "{where}: streamed arguments with no call open (the part with the call's "
-                    "name never came): they belong to no known call").format(
-                        where=part.where), "refused")
+                    "name never came): they belong to no known call"), "refused",
+                    where=part.where)
             self.open = (index, PartialArguments())
             yield ToolCallDelta(index, call.id, call.name or None, None)
         else:
@@ -150,19 +158,20 @@ class _Turn:
         index, values = self.open
         given = fn.text("id")
         if given is not None and given != call.id:
-            call.refusal = call.refusal or ("partial_args_conflict", _(
-                "{where}: a part of this call names another id, {id}").format(
-                    where=part.where, id=shown(given)))
+            call.refusal = call.refusal or _conflict(N_(
+                "{where}: a part of this call names another id, {id}"), where=part.where,
+                id=shown(given))
         if fn.raw("args") is not None:
-            call.refusal = call.refusal or ("partial_args_conflict", _(
-                "{where}: the part has both args and partialArgs").format(where=part.where))
+            call.refusal = call.refusal or _conflict(N_(
+                "{where}: the part has both args and partialArgs"), where=part.where)
         for piece in pieces:
             if call.refusal:
                 break
             try:
                 values.add(piece)
             except Conflict as exc:
-                call.refusal = ("partial_args_conflict", f"{piece.where}: {exc}")
+                call.refusal = _conflict(N_("{where}: {reason}"), where=piece.where,
+                                         reason=exc.said)
         if not more:
             self.open = None
             yield from self._end(index, call, values)
@@ -171,20 +180,21 @@ class _Turn:
              ) -> Iterator[StreamEvent]:
         """A streamed call has ended: its arguments are the object its values built."""
         if values.unfinished is not None:
-            call.refusal = call.refusal or ("partial_args_unfinished", _(
-                "the call ended while the string at {path} was said to go on: its text may be "
-                "cut").format(path=shown(values.unfinished)))
+            call.refusal = call.refusal or ("partial_args_unfinished", Said(
+                "partial_args_unfinished", N_("the call ended while the string at {path} was "
+                                              "said to go on: its text may be cut"),
+                {"path": shown(values.unfinished)}))
         if call.refusal:
             return
         call.add(values.text())
-        self.diag.note(index, call.id, "partial_args", (_(
+        self.diag.note(index, call.id, "partial_args", N_(
             "the arguments were streamed as {n} value at JSON paths (Vertex AI's partialArgs), "
-            "read as one object when the call ended") if values.values == 1 else _(
+            "read as one object when the call ended") if values.values == 1 else N_(
             "the arguments were streamed as {n} values at JSON paths (Vertex AI's "
-            "partialArgs), read as one object when the call ended")).format(n=values.values))
+            "partialArgs), read as one object when the call ended"), n=values.values)
         yield ToolCallDelta(index, call.id, None, call.arguments)
 
-    def unfinished(self, why: str) -> int | None:
+    def unfinished(self, why: Said) -> int | None:
         """An open streamed call that never ended is refused, since values may be missing; its
         index (None when no call was open)."""
         if self.open is None:
@@ -192,9 +202,10 @@ class _Turn:
         index = self.open[0]
         self.open = None
         call = self.calls[index]
-        call.refusal = call.refusal or ("partial_args_unfinished", _(
-            "the call's arguments were still streaming (willContinue) when {why}: values may "
-            "be missing and nothing says which").format(why=why))
+        call.refusal = call.refusal or ("partial_args_unfinished", Said(
+            "partial_args_unfinished", N_("the call's arguments were still streaming "
+                                          "(willContinue) when {why}: values may be missing and "
+                                          "nothing says which"), {"why": why}))
         return index
 
     def _start(self, part: Fields, fn: Fields) -> tuple[int, WireCall]:
@@ -203,17 +214,17 @@ class _Turn:
         call = self.calls[index] = WireCall(call_id, fn.text("name") or "")
         twin = self.named.setdefault(call.name, index)
         if twin != index and call.name:
-            self.diag.note(index, call_id, "same_name", _(
+            self.diag.note(index, call_id, "same_name", N_(
                 "call {twin} has the same name {name}; the two are kept apart by index and id, "
-                "never by name").format(twin=twin, name=shown(call.name)))
+                "never by name"), twin=twin, name=shown(call.name))
         signature = part.text("thoughtSignature")
         if signature:
             shown_signature = (signature if len(signature) <= 80 else  # real ones: 1 KB and more
-                               _("{start}... ({n} characters)").format(
-                                   start=signature[:24], n=f"{len(signature):,}"))
-            self.diag.note(index, call_id, "thought_signature", _(
+                               Said("cut_text", N_("{start}... ({n} characters)"),
+                                    {"start": signature[:24], "n": f"{len(signature):,}"}))
+            self.diag.note(index, call_id, "thought_signature", N_(
                 "this call's part carries the thought signature {signature}; send it back "
-                "unchanged on this call's part").format(signature=shown_signature))
+                "unchanged on this call's part"), signature=shown_signature)
         if self.stream.ended:
             call.late = late(part.where, self.stream.ended)
         return index, call
@@ -221,8 +232,7 @@ class _Turn:
     def _other(self, part: Fields) -> None:
         kinds = [k for k in part.value if k not in READ]
         if kinds:
-            self.diag.note(None, None, "other_part", _(
+            self.diag.note(None, None, "other_part", N_(
                 "{where}: a part with {fields}, neither text nor a function call, holds "
                 "nothing the lab runs or shows: skipped, as is every such part after "
-                "it").format(where=part.where, fields=", ".join(map(shown, kinds[:3]))),
-                "reported")
+                "it"), "reported", where=part.where, fields=", ".join(map(shown, kinds[:3])))

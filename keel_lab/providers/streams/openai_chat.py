@@ -38,8 +38,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from keel_lab.core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.i18n import _
+from keel_lab.core.errors import Said
+from keel_lab.core.streaming import Joined, StreamEvent, TextDelta, ToolCallDelta
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import MAX_INDEX, Fields
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
@@ -71,15 +72,15 @@ class _Normaliser:
         text = entry.raw("index")
         if isinstance(text, str) and text.isascii() and text.isdigit() and len(text) <= 9:
             self.diag.note(None, call_id, "index_string",
-                           _("index sent as the string {text}").format(text=repr(text)))
+                           N_("index sent as the string {text}"), text=repr(text))
             raw: int | None = int(text)
         else:
             raw = entry.index("index")
         if raw is None:
             index = self._unindexed(call_id)
             self.diag.note(index, call_id, "index_missing",
-                           _("tool call without an index: placed by its id, or as the "
-                             "continuation of the previous call"))
+                           N_("tool call without an index: placed by its id, or as the "
+                              "continuation of the previous call"))
             return index
         if raw not in self.slot:
             return self._open(raw, call_id, name, entry.obj("function").raw("arguments"))
@@ -88,9 +89,9 @@ class _Normaliser:
         if call_id and current.id and call_id != current.id and name:
             self.slot[raw] = index = self._add(self.top + 1)
             self.diag.note(index, call_id, "index_reused",
-                           _("a new call (id {id}) arrived at index {index}, which already "
-                             "held {held}: treated as a separate call").format(
-                               id=call_id, index=raw, held=current.id))
+                           N_("a new call (id {id}) arrived at index {index}, which already "
+                              "held {held}: treated as a separate call"),
+                           id=call_id, index=raw, held=current.id)
         return index
 
     def _open(self, raw: int, call_id: str | None, name: str | None, arguments: Any) -> int:
@@ -110,16 +111,15 @@ class _Normaliser:
             only = next(i for i in self.calls if i not in self.echo)
             self.slot[raw] = only
             self.diag.note(only, self.calls[only].id, "index_drift",
-                           _("argument fragments arrived at index {index}, which no call "
-                             "opened; the turn has one call, so they continue it").format(
-                               index=raw))
+                           N_("argument fragments arrived at index {index}, which no call "
+                              "opened; the turn has one call, so they continue it"), index=raw)
             return only
         self.slot[raw] = index = self._add(raw)
         self.diag.note(index, None, "index_drift",
-                       _("an argument fragment arrived at index {index}, which no call opened, "
-                         "and the turn has {count} calls: which one it continues cannot be "
-                         "known, so the turn is refused (fragments sent at their call's index "
-                         "would be runnable)").format(index=raw, count=count), "refused")
+                       N_("an argument fragment arrived at index {index}, which no call opened, "
+                          "and the turn has {count} calls: which one it continues cannot be "
+                          "known, so the turn is refused (fragments sent at their call's index "
+                          "would be runnable)"), "refused", index=raw, count=count)
         return index
 
     def _unindexed(self, call_id: str | None) -> int:
@@ -136,8 +136,8 @@ class _Normaliser:
         self.last = index
         if call_id and call.id and call_id != call.id:
             self.diag.note(index, call_id, "id_changed",
-                           _("the id changed from {old} to {new} in the middle of the "
-                             "call").format(old=call.id, new=call_id), "refused")
+                           N_("the id changed from {old} to {new} in the middle of the "
+                              "call"), "refused", old=call.id, new=call_id)
         elif call_id and call.id is None:
             call.id = call_id
             self.ids.setdefault(call_id, index)
@@ -145,17 +145,17 @@ class _Normaliser:
             call_id = None  # the same id repeated: nothing new
         if name and call.name and name == call.name:
             self.diag.note(index, call.id, "name_repeated",
-                           _("the full name {name} was repeated in a later chunk; kept "
-                             "once").format(name=repr(name)))
+                           N_("the full name {name} was repeated in a later chunk; kept "
+                              "once"), name=repr(name))
             name = None
         if name and call.name:
             self.diag.note(index, call.id, "name_split",
-                           _("the name arrived in pieces ({first}, then {then}); "
-                             "joined").format(first=repr(call.name), then=repr(name)))
+                           N_("the name arrived in pieces ({first}, then {then}); "
+                              "joined"), first=repr(call.name), then=repr(name))
         elif name and call.parts:
             self.diag.note(index, call.id, "arguments_before_name",
-                           _("arguments arrived before the name {name}; the name completes "
-                             "the call").format(name=repr(name)))
+                           N_("arguments arrived before the name {name}; the name completes "
+                              "the call"), name=repr(name))
         if name:
             call.name += name
         call.add(arguments)
@@ -175,17 +175,17 @@ class _Normaliser:
                 again.setdefault(first, []).append(index)
                 continue
             self.diag.note(index, echo.id, "duplicate_id",
-                           _("call at index {index} (id {id}) reuses the id of call at "
-                             "index {first} with another name or other arguments: which one is "
-                             "the call cannot be known, so the turn is refused (the same call "
-                             "sent again unchanged would be kept once)").format(
-                               index=index, id=echo.id, first=first), "refused")
+                           N_("call at index {index} (id {id}) reuses the id of call at "
+                              "index {first} with another name or other arguments: which one is "
+                              "the call cannot be known, so the turn is refused (the same call "
+                              "sent again unchanged would be kept once)"), "refused",
+                           index=index, id=echo.id, first=first)
             yield ToolCallDelta(index, echo.id, echo.name or None, echo.arguments or None)
         for first, indexes in again.items():
             self.diag.note(first, self.calls[first].id, "call_repeated",
-                           _("the same call (id, name and arguments) was sent again at index "
-                             "{indexes}: one call said twice, kept once").format(
-                               indexes=_(" and ").join(map(str, indexes))))
+                           N_("the same call (id, name and arguments) was sent again at index "
+                              "{indexes}: one call said twice, kept once"),
+                           indexes=Joined(tuple(indexes), Said("separator", N_(" and "))))
 
     def twins(self) -> None:
         """Calls with the same name and arguments but their own ids are calls of their own
@@ -195,8 +195,8 @@ class _Normaliser:
             seen = first.setdefault((call.name, call.arguments), index)
             if seen != index and call.id and call.id != self.calls[seen].id:
                 self.diag.note(index, call.id, "identical_calls",
-                               _("same name and arguments as call {seen}, another id: two "
-                                 "calls, each runs and each is answered").format(seen=seen))
+                               N_("same name and arguments as call {seen}, another id: two "
+                                  "calls, each runs and each is answered"), seen=seen)
 
 
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
@@ -220,7 +220,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 continue  # the lab follows the first choice
             delta = choice.obj("delta")
             if choice.raw("message") is not None:
-                diag.note(None, None, "message_in_chunk", _(
+                diag.note(None, None, "message_in_chunk", N_(
                     "a choice repeats its delta under `message` (Writer's SDK marks it "
                     "deprecated for streaming): read from `delta` only, so nothing counts "
                     "twice"))
@@ -228,9 +228,9 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 unread = _unread(delta, diag)
             content = delta.text("content")
             if content and stream.ended:
-                diag.note(None, None, "text_after_end", _(
+                diag.note(None, None, "text_after_end", N_(
                     "text arrived after {ended} ({where}); it is not part of the "
-                    "turn").format(ended=stream.ended, where=where))
+                    "turn"), ended=stream.ended, where=where)
             elif content:
                 yield TextDelta(content)
             for entry in delta.objs("tool_calls"):
@@ -241,9 +241,9 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 index = norm.place(entry, call_id, name)
                 if isinstance(arguments, dict):
                     diag.note(index, call_id, "arguments_object",
-                              _("arguments arrived as a JSON object, not a string; serialised"))
+                              N_("arguments arrived as a JSON object, not a string; serialised"))
                 if call_id and name and entry.raw("type") is None:  # the entry opening a call
-                    diag.note(index, call_id, "type_missing", _(
+                    diag.note(index, call_id, "type_missing", N_(
                         'the call came without "type": "function"; read as a function call'))
                 made = norm.delta(index, call_id, name, fn.arguments("arguments"))
                 if made is not None:
@@ -252,27 +252,27 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                     norm.calls[index].late = late(where, stream.ended)
             reason = choice.text("finish_reason")
             if reason and stream.ended is None:
-                finish, stream.ended = reason, _("the finish reason {reason}").format(
-                    reason=repr(reason))
+                finish, stream.ended = reason, Said("finish_reason", N_(
+                    "the finish reason {reason}"), {"reason": repr(reason)})
     if finish is None and stream.ended:  # ended by data: [DONE], the only other end
         finish = "tool_calls" if norm.calls else "stop"
-        diag.note(None, None, "done_without_finish", _(
+        diag.note(None, None, "done_without_finish", N_(
             "the stream ended with data: [DONE] and no finish reason; [DONE] is the server's "
             "own end of the stream, so the turn is closed as with the finish reason {finish}: "
-            "each call runs only if its arguments are complete JSON").format(
-                finish=repr(finish)))
+            "each call runs only if its arguments are complete JSON"), finish=repr(finish))
     if norm.slot and min(norm.slot) > 0:  # judged on the whole turn, not on arrival order
         low = min(norm.slot)
         diag.note(None, norm.calls[norm.slot[low]].id, "sparse_index",
-                  _("the first call is at index {low}; indexes are keys").format(low=low))
+                  N_("the first call is at index {low}; indexes are keys"), low=low)
     yield from norm.settle()
     norm.twins()
     for index, call in sorted(norm.calls.items()):
         if finish is not None and call.name and not call.parts:
-            diag.note(index, call.id, "no_arguments", _(
+            diag.note(index, call.id, "no_arguments", N_(
                 "no argument text arrived for this call; read as no arguments ({empty}), as for a "
-                "tool without parameters").format(empty="{}"))
-    yield from closing(norm.calls, finish, diag, _("a finish reason"), NORMAL)
+                "tool without parameters"), empty="{}")
+    yield from closing(norm.calls, finish, diag, Said("a_finish_reason", N_("a finish reason")),
+                       NORMAL)
 
 
 def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
@@ -302,11 +302,11 @@ def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
 def _no_choices(r: Fields, diag: Diagnostics) -> None:
     """A chunk without choices carries no call and no text: said for the two kinds documented."""
     if r.raw("prompt_filter_results") is not None:
-        diag.note(None, None, "prompt_filter_chunk", _(
+        diag.note(None, None, "prompt_filter_chunk", N_(
             "a chunk without choices carries Azure's `prompt_filter_results` (the content "
             "filter's verdict on the prompt; its id empty) and no call or text; skipped"))
     elif r.raw("usage") is not None:
-        diag.note(None, None, "usage_chunk", _(
+        diag.note(None, None, "usage_chunk", N_(
             "a usage-only chunk without choices carries no call or text; skipped (with "
             "stream_options.include_usage OpenAI documents one before data: [DONE], its "
             "choices always empty)"))
@@ -316,8 +316,8 @@ def _unread(delta: Fields, diag: Diagnostics) -> bool:
     """Whether the delta has a field, not null, that the lab does not read (said once)."""
     names = sorted(k for k, v in delta.value.items() if v is not None and k not in READ)
     if names:
-        diag.note(None, None, "unread_delta_field", _(
+        diag.note(None, None, "unread_delta_field", N_(
             "a delta has fields the lab does not read ({names}; said for the first such "
-            "delta): text and calls are read from `content` and `tool_calls` only").format(
-                names=", ".join(names)))
+            "delta): text and calls are read from `content` and `tool_calls` only"),
+            names=", ".join(names))
     return bool(names)

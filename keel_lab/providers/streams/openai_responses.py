@@ -35,8 +35,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import replace
 
+from keel_lab.core.errors import Said
 from keel_lab.core.streaming import ProviderCall, Refuse, StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, preview, shown, strict_dumps
 from keel_lab.providers.streams.common import Labelled, Reading, WireCall, closing, late
 from keel_lab.providers.streams.diagnostics import Diagnostics
@@ -97,16 +98,18 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             finish = r.obj("response").text("status") or kind.split(".")[1]
             stream.ended = kind
             if r.obj("response").raw("output") == [] and (calls or provider):
-                diag.note(None, None, "completed_without_output", _(
+                diag.note(None, None, "completed_without_output", N_(
                     "{kind} lists no output although items were streamed (ChatGPT's Codex "
-                    "backend sends it so): the calls are read from the streamed items").format(
-                        kind=kind))
+                    "backend sends it so): the calls are read from the streamed items"),
+                    kind=kind)
         elif kind == "response.failed":  # the error sits in the response object
-            raise ConnectionError(_("the server reported {kind}: {error}").format(
-                kind=kind, error=preview(r.obj("response").raw("error"))))
+            raise ConnectionError(Said("server_error", N_("the server reported {kind}: {error}"),
+                                       {"kind": kind,
+                                        "error": preview(r.obj("response").raw("error"))}))
         elif kind == "error":  # a top-level code and message
-            raise ConnectionError(_("the server reported an error: {error}").format(
-                error=preview(r.raw("message"))))
+            raise ConnectionError(Said("server_error", N_("the server reported an error: "
+                                                          "{error}"),
+                                       {"error": preview(r.raw("message"))}))
         elif kind.startswith("response.") and kind.split(".")[1] not in FAMILIES:
             diag.unknown("event", kind, r.where)
         if index is not None and stream.ended:
@@ -124,34 +127,32 @@ def _added(r: Fields, item: Fields, index: int, calls: dict[int, WireCall],
     """A function call's item arrives (added, or whole in its `done`): a call at its output
     index, and the argument events held for it applied."""
     if r.value.get("type") == ITEM[1]:
-        diag.note(index, item.text("call_id"), "item_done_only", _(
+        diag.note(index, item.text("call_id"), "item_done_only", N_(
             "the function_call item came whole in output_item.done, without "
             "output_item.added: read from it"))
     _caller(item, index, diag)
     call = WireCall(item.text("call_id"), item.text("name") or "")
     call.add(item.text("arguments"))
     if index in calls:
-        call.late = _("a second output_item.added at output index {index} ({where}) "
-                      "replaced a call: which one is meant is unknown, neither is run").format(
-                          index=index, where=r.where)
+        call.late = Said("item_replaced", N_(
+            "a second output_item.added at output index {index} ({where}) replaced a call: "
+            "which one is meant is unknown, neither is run"), {"index": index, "where": r.where})
     calls[index] = call
     if item.text("id"):
         _reused(item.value["id"], index, by_item, calls)
         by_item[item.value["id"]] = index
         if not call.id:
-            diag.note(index, None, "call_id_missing", _(
+            diag.note(index, None, "call_id_missing", N_(
                 "the function_call item {item} has no call_id: its item id is not the call "
                 "id, and an output must name the call_id, so the call can never be answered "
-                "(a call_id would make it runnable)").format(item=item.value["id"]),
-                "refused")
+                "(a call_id would make it runnable)"), "refused", item=item.value["id"])
     yield ToolCallDelta(index, call.id, call.name or None, call.arguments or None)
     held = [e for e in early if _owner(e, by_item, calls) == index]
     early[:] = [e for e in early if e not in held]
     if held:
-        diag.note(index, call.id, "arguments_before_item", _(
+        diag.note(index, call.id, "arguments_before_item", N_(
             "argument events for item {item} came before its output_item.added; they name "
-            "their item, so they were held and applied to it").format(
-                item=item.text("id") or index))
+            "their item, so they were held and applied to it"), item=item.text("id") or index)
     for e in held:
         yield from _arguments(e, index, calls[index])
 
@@ -165,23 +166,23 @@ def _done(item: Fields, index: int, call: WireCall, diag: Diagnostics) -> Iterat
     _caller(item, index, diag)
     status = item.text("status")
     if status == "in_progress":
-        diag.note(index, call.id, "done_in_progress", _(
+        diag.note(index, call.id, "done_in_progress", N_(
             "output_item.done says the call is complete while its status still says "
             "in_progress: the event closes it (its arguments are final)"))
     elif status == "incomplete":
-        call.refusal = ("item_incomplete", _(
+        call.refusal = ("item_incomplete", Said("item_incomplete", N_(
             "the call's item ended incomplete: its arguments may be cut even if they parse, "
-            "so it never runs (a completed item would make it runnable)"))
+            "so it never runs (a completed item would make it runnable)")))
 
 
 def _caller(item: Fields, index: int, diag: Diagnostics) -> None:
     """A call made by a program of programmatic tool calling: noted, and run as any other."""
     caller = item.obj("caller")
     if caller.text("type") == "program":
-        diag.note(index, item.text("call_id"), "program_caller", _(
+        diag.note(index, item.text("call_id"), "program_caller", N_(
             "the call was made by the provider's program {program} (programmatic tool "
             "calling): it is still the client's to run and answer, like any function "
-            "call").format(program=shown(caller.text("caller_id"))))
+            "call"), program=shown(caller.text("caller_id")))
 
 
 def _item(item: Fields, index: int, provider: dict[int, ProviderCall], results: dict[str, str],
@@ -203,10 +204,10 @@ def _item(item: Fields, index: int, provider: dict[int, ProviderCall], results: 
         if item.text("call_id"):
             results[item.value["call_id"]] = item.text("status") or kind
     elif kind in CLIENT_ITEMS or kind in PROVIDER_ITEMS:  # the latter: a client tool search
-        diag.note(index, item.text("call_id"), "client_item", _(
+        diag.note(index, item.text("call_id"), "client_item", N_(
             "a {kind} item: the client runs it, but it is no function call, and the lab reads "
             "function calls only; it is answered with its own output item, not run "
-            "here").format(kind=kind), "reported")
+            "here"), "reported", kind=kind)
     elif kind not in OTHER_ITEMS:
         diag.unknown("item", kind, item.where)
 
@@ -232,10 +233,10 @@ def _arguments(r: Fields, index: int, call: WireCall) -> Iterator[StreamEvent]:
         call.add(done)  # a server that sends only the final text
         yield ToolCallDelta(index, arguments_delta=done)
     elif done != call.arguments:
-        call.refusal = ("arguments_mismatch", _(
+        call.refusal = ("arguments_mismatch", Said("arguments_mismatch", N_(
             "the final arguments (the done event) differ from the streamed deltas: which text "
             "is the call cannot be known, so it never runs (a done event that repeats the "
-            "deltas would make it runnable)"))
+            "deltas would make it runnable)")))
 
 
 def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, WireCall]
@@ -245,10 +246,11 @@ def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, 
     first = by_item.get(item_id)
     if first is None or first == index:
         return
-    why = _("the items at output indexes {first} and {index} share the item id {item}: "
-            "argument events name their item by it, so which call received which arguments "
-            "cannot be known, and neither runs (distinct item ids would make them "
-            "runnable)").format(first=first, index=index, item=item_id)
+    why = Said("item_id_reused", N_(
+        "the items at output indexes {first} and {index} share the item id {item}: argument "
+        "events name their item by it, so which call received which arguments cannot be known, "
+        "and neither runs (distinct item ids would make them runnable)"),
+        {"first": first, "index": index, "item": item_id})
     for at in (first, index):
         calls[at].refusal = ("item_id_reused", why)
 
@@ -256,19 +258,20 @@ def _reused(item_id: str, index: int, by_item: dict[str, int], calls: dict[int, 
 def _orphans(early: list[Fields], calls: dict[int, WireCall]) -> Iterator[StreamEvent]:
     """Argument events whose item never arrived: a call with no name and no call_id, which
     cannot run nor be answered; the core refuses the turn that holds it."""
-    seen: dict[str, int] = {}
+    seen: dict[str | int, int] = {}  # an item id, or an output index -> the call's index
     for r in early:
-        item = r.text("item_id") or _("at output index {index}").format(
-            index=r.required_index("output_index"))
+        wanted = r.required_index("output_index")
+        item = r.text("item_id") or wanted
         if item not in seen:
-            wanted = r.required_index("output_index")
             index = seen[item] = wanted if wanted not in calls else max(calls) + 1
             calls[index] = WireCall()
-            reason = _("arguments for item {item} ({where}) came, but no function_call item "
-                       "for them was ever added: the call has no name and no call_id, so it "
-                       "can neither run nor be answered (its output_item.added event would "
-                       "make it runnable)").format(item=item, where=r.where)
-            yield Refuse(index, reason, "arguments_without_item")
+            yield Refuse(index, Said("arguments_without_item", N_(
+                "arguments for item {item} ({where}) came, but no function_call item for them "
+                "was ever added: the call has no name and no call_id, so it can neither run nor "
+                "be answered (its output_item.added event would make it runnable)"),
+                {"item": item if isinstance(item, str) else Said(
+                    "at_output_index", N_("at output index {index}"), {"index": item}),
+                 "where": r.where}), "arguments_without_item")
         if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
             calls[seen[item]].add(r.value["delta"])
             yield ToolCallDelta(seen[item], arguments_delta=r.value["delta"])

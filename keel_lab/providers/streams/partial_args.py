@@ -17,13 +17,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from functools import reduce
 from itertools import pairwise
 from typing import Any
 
-from keel_lab.core.errors import LabError
+from keel_lab.core.errors import LabError, Said
 from keel_lab.core.strict_json import MAX_DEPTH
-from keel_lab.i18n import _
+from keel_lab.i18n import N_
 from keel_lab.providers.fields import Fields, json_type, shown
 
 VALUES = ("stringValue", "numberValue", "boolValue", "nullValue")
@@ -36,7 +35,14 @@ _QUOTED = re.compile(r"""\\'|\\.|\"""")  # escapes and quotes in a quoted name, 
 
 
 class Conflict(Exception):
-    """A piece that cannot be placed without a guess; its message says why, in one line."""
+    """A piece that cannot be placed without a guess; `said` says why, in one line."""
+
+    def __init__(self, template: str, **params: Any) -> None:
+        super().__init__(template)
+        self.said = Said("partial_args_conflict", template, params)
+
+    def __str__(self) -> str:
+        return str(self.said)
 
 
 @dataclass
@@ -62,9 +68,8 @@ class PartialArguments:
         if self.going_on and self.going_on[0] == path and isinstance(value, str):
             self.going_on[1].pieces.append(value)
         elif self.going_on:
-            raise Conflict(_("the string at {path} was said to go on, but a value at {other} "
-                             "came next").format(path=shown(self.going_on[0]),
-                                                 other=shown(path)))
+            raise Conflict(N_("the string at {path} was said to go on, but a value at {other} "
+                              "came next"), path=shown(self.going_on[0]), other=shown(path))
         else:
             text = _Text([value]) if isinstance(value, str) else None
             _place(self.root, _keys(path), value if text is None else text, path)
@@ -89,11 +94,12 @@ def _value(piece: Fields) -> Any:
     given = [k for k in VALUES
              if piece.raw(k) is not None or (k == "nullValue" and k in piece.value)]
     if len(given) != 1:
-        said = _("a piece at {path} has {fields} (exactly one of {values} is the value)") \
-            if given else _("a piece at {path} has no value (exactly one of {values} is the value)")
-        raise Conflict(said.format(path=shown(piece.text("jsonPath")),
-                                   fields=reduce(_and, given) if given else "",
-                                   values=", ".join(VALUES)))
+        said = N_("a piece at {path} has {fields} (exactly one of {values} is the value)") \
+            if given else N_("a piece at {path} has no value (exactly one of {values} is the "
+                             "value)")
+        raise Conflict(said, path=shown(piece.text("jsonPath")),
+                       fields=_and(given) if given else "",
+                       values=", ".join(VALUES))
     kind, raw = given[0], piece.raw(given[0])
     if kind == "stringValue":
         return piece.text(kind) or ""
@@ -102,33 +108,33 @@ def _value(piece: Fields) -> Any:
     ok = (isinstance(raw, int | float) and not isinstance(raw, bool) if kind == "numberValue"
           else raw in (None, "NULL_VALUE"))
     if not ok:
-        said = _("{where}: field {field} must be a number, got {type}") \
+        said = N_("{where}: field {field} must be a number, got {type}") \
             if kind == "numberValue" else \
-            _("{where}: field {field} must be null or 'NULL_VALUE', got {type}")
-        raise LabError(said.format(where=piece.where, field=repr(piece.path + "." + kind),
-                                   type=json_type(raw)))
+            N_("{where}: field {field} must be null or 'NULL_VALUE', got {type}")
+        raise LabError("wrong_type", said, where=piece.where,
+                       field=repr(piece.path + "." + kind), type=json_type(raw))
     return None if kind == "nullValue" else raw
 
 
 def _keys(path: str) -> list[Key]:
     """The steps of a path to one value, or `Conflict` for a path of another shape."""
     if not path.startswith("$"):
-        raise Conflict(_("the path {path} does not start at the arguments ($)").format(
-            path=shown(path)))
+        raise Conflict(N_("the path {path} does not start at the arguments ($)"),
+                       path=shown(path))
     keys: list[Key] = []
     pos = 1
     while pos < len(path):
         step = _STEP.match(path, pos)
         if step is None or len(keys) >= MAX_DEPTH:
-            raise Conflict(_("the path {path} is no path to one value the lab reads (from "
-                             "character {pos}; at most {steps} steps)").format(
-                                 path=shown(path), pos=pos, steps=MAX_DEPTH))
+            raise Conflict(N_("the path {path} is no path to one value the lab reads (from "
+                              "character {pos}; at most {steps} steps)"),
+                           path=shown(path), pos=pos, steps=MAX_DEPTH)
         name, index, quoted = step.groups()
         keys.append(name if name is not None else int(index) if index is not None
                     else _unquoted(quoted, path))
         pos = step.end()
     if not keys:
-        raise Conflict(_("a value for the whole arguments ($), which must be an object"))
+        raise Conflict(N_("a value for the whole arguments ($), which must be an object"))
     return keys
 
 
@@ -138,8 +144,8 @@ def _unquoted(quoted: str, path: str) -> str:
     try:
         name = json.loads(f'"{body}"')
     except ValueError:
-        raise Conflict(_("the path {path} has a name with an invalid escape").format(
-            path=shown(path))) from None
+        raise Conflict(N_("the path {path} has a name with an invalid escape"),
+                       path=shown(path)) from None
     return str(name)
 
 
@@ -153,8 +159,8 @@ def _place(root: dict[str, Any], keys: list[Key], value: Any, path: str) -> None
     elif isinstance(node, list) and isinstance(last, int) and last == len(node):
         node.append(value)
     else:
-        raise Conflict(_("the value at {path} cannot be placed: {why}").format(
-            path=shown(path), why=_why(node, last)))
+        raise Conflict(N_("the value at {path} cannot be placed: {why}"), path=shown(path),
+                       why=_why(node, last))
 
 
 def _step(node: Any, key: Key, empty: list[Any] | dict[str, Any], path: str) -> Any:
@@ -166,26 +172,31 @@ def _step(node: Any, key: Key, empty: list[Any] | dict[str, Any], path: str) -> 
             node.append(empty)
         child = node[key]
     else:
-        raise Conflict(_("the path {path} cannot be followed: {why}").format(
-            path=shown(path), why=_why(node, key)))
+        raise Conflict(N_("the path {path} cannot be followed: {why}"), path=shown(path),
+                       why=_why(node, key))
     if type(child) is not type(empty):
-        said = _("the path {path} goes through a value that is not a list") \
+        said = N_("the path {path} goes through a value that is not a list") \
             if isinstance(empty, list) else \
-            _("the path {path} goes through a value that is not an object")
-        raise Conflict(said.format(path=shown(path)))
+            N_("the path {path} goes through a value that is not an object")
+        raise Conflict(said, path=shown(path))
     return child
 
 
-def _why(node: Any, key: Key) -> str:
+def _why(node: Any, key: Key) -> Said:
     if isinstance(key, int) != isinstance(node, list):
-        said = _("step {key} into a list") if isinstance(node, list) else \
-            _("step {key} into an object")
-        return said.format(key=shown(key))
+        said = N_("step {key} into a list") if isinstance(node, list) else \
+            N_("step {key} into an object")
+        return Said("wrong_step", said, {"key": shown(key)})
     if isinstance(key, int) and key > len(node):
-        return _("index {index} is past the end of a list of {size}").format(index=key,
-                                                                             size=len(node))
-    return _("a value is already set at step {key} (set twice)").format(key=shown(key))
+        return Said("past_the_end", N_("index {index} is past the end of a list of {size}"),
+                    {"index": key, "size": len(node)})
+    return Said("set_twice", N_("a value is already set at step {key} (set twice)"),
+                {"key": shown(key)})
 
 
-def _and(first: str, second: str) -> str:
-    return _("{first} and {second}").format(first=first, second=second)
+def _and(names: list[str]) -> str | Said:
+    """Names as one: "a", "a and b", "a and b and c"."""
+    said: str | Said = names[0]
+    for name in names[1:]:
+        said = Said("and", N_("{first} and {second}"), {"first": said, "second": name})
+    return said

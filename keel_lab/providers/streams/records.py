@@ -22,13 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from keel_lab.core.errors import LabError
-from keel_lab.core.strict_json import NOT_JSON, read_json
-from keel_lab.i18n import _
+from keel_lab.core.errors import LabError, Said
+from keel_lab.core.strict_json import NOT_JSON, read_json, unterminated
+from keel_lab.i18n import N_, _
 from keel_lab.providers.formats import DONE
 
 MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this is not one
 CHUNK = 1024 * 1024
+_LINE = N_("{where}, line {line}")  # where a payload is: names it in every message about it
 WAIT_SECONDS = 2  # how long a FIFO may keep keel-lab waiting for its first byte
 
 
@@ -43,9 +44,10 @@ def read_bytes(path: str | Path) -> bytes:
         regular = stat.S_ISREG(os.fstat(fd).st_mode)
         if not regular and not _wait_for_data(fd):
             os.close(fd)
-            raise LabError(_("{path}: not a regular file, and nothing came to read from it "
-                             "in {seconds} s (a FIFO no program writes to?)").format(
-                                 path=p, seconds=f"{WAIT_SECONDS:g}"))
+            raise LabError("nothing_to_read", N_("{path}: not a regular file, and nothing came to "
+                                                 "read from it in {seconds} s (a FIFO no program "
+                                                 "writes to?)"),
+                           path=p, seconds=f"{WAIT_SECONDS:g}")
         with os.fdopen(fd, "rb") as f:
             while size <= MAX_BYTES:
                 chunk = f.read(min(CHUNK, MAX_BYTES + 1 - size))
@@ -54,12 +56,13 @@ def read_bytes(path: str | Path) -> bytes:
                 chunks.append(chunk)
                 size += len(chunk)
     except OSError as exc:
-        raise LabError(_("{path}: cannot read ({error})").format(
-            path=p, error=exc.strerror or exc)) from exc
+        raise LabError("unreadable", N_("{path}: cannot read ({error})"), path=p,
+                       error=exc.strerror or str(exc)) from exc
     if size > MAX_BYTES:
-        raise LabError(_("{path}: more than {mib} MiB, too large for a recorded turn or "
-                         "history (keel-lab stops reading there)").format(
-                             path=p, mib=MAX_BYTES // (1024 * 1024)))
+        raise LabError("file_too_large", N_("{path}: more than {mib} MiB, too large for a "
+                                            "recorded turn or history (keel-lab stops reading "
+                                            "there)"),
+                       path=p, mib=MAX_BYTES // (1024 * 1024))
     return b"".join(chunks)
 
 
@@ -83,13 +86,13 @@ def decode(raw: bytes, where: str) -> str:
     raw = raw.removeprefix(b"\xef\xbb\xbf")
     nul = raw.find(b"\x00")
     if nul >= 0:
-        raise LabError(_("{where}: binary data (a NUL byte at offset {offset}), not a text "
-                         "stream").format(where=where, offset=nul))
+        raise LabError("binary", N_("{where}: binary data (a NUL byte at offset {offset}), not "
+                                    "a text stream"), where=where, offset=nul)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise LabError(_("{where}: not UTF-8 text (invalid byte at offset {offset})").format(
-            where=where, offset=exc.start)) from exc
+        raise LabError("not_utf8", N_("{where}: not UTF-8 text (invalid byte at offset "
+                                      "{offset})"), where=where, offset=exc.start) from exc
 
 
 def lines(text: str) -> Iterator[tuple[int, str]]:
@@ -143,14 +146,14 @@ def no_events(text: str, where: str) -> LabError:
     if is_sse(text):
         data = sum(1 for _number, line in lines(text) if line.startswith("data:"))
         if data:
-            return LabError((_(
+            return LabError("no_complete_event", N_(
                 "{where}: no complete event: {n} data: line, but no blank line ends an event "
                 "(SSE dispatches an event at a blank line; each event needs one after it, and a "
-                "stream cut in its first event looks like this)") if data == 1 else _(
+                "stream cut in its first event looks like this)") if data == 1 else N_(
                 "{where}: no complete event: {n} data: lines, but no blank line ends an event "
                 "(SSE dispatches an event at a blank line; each event needs one after it, and a "
-                "stream cut in its first event looks like this)")).format(where=where, n=data))
-    return LabError(_("{where}: no events in the file").format(where=where))
+                "stream cut in its first event looks like this)"), where=where, n=data)
+    return LabError("no_events", N_("{where}: no events in the file"), where=where)
 
 
 _BLANK = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
@@ -184,7 +187,7 @@ def array_items(text: str, where: str) -> Iterator[tuple[str, int]]:
             yield text[pos:end], line
             pos = _skip(text, end)
             if pos == len(text):
-                raise _cut(text, where, _("before its closing ]"))
+                raise _cut(text, where, Said("cut_before_bracket", N_("before its closing ]")))
             if text[pos] == "]":
                 pos += 1
                 break
@@ -192,23 +195,25 @@ def array_items(text: str, where: str) -> Iterator[tuple[str, int]]:
                 raise _not_json(text, where, pos, "Expecting ',' delimiter")
             pos = _skip(text, pos + 1)
             if pos == len(text):
-                raise _cut(text, where, _("after a ','"))
+                raise _cut(text, where, Said("cut_after_comma", N_("after a ','")))
     pos = _skip(text, pos)
     if pos < len(text):
-        raise _not_json(text, where, pos, _("Extra data after the array's closing ]"))
+        raise _not_json(text, where, pos, Said("extra_data", N_("Extra data after the array's "
+                                                                "closing ]")))
 
 
 def _element_end(text: str, pos: int, where: str, line: int) -> int:
     try:
         return _EXTENT.raw_decode(text, pos)[1]
-    except json.JSONDecodeError as exc:
-        if exc.pos >= len(text) or exc.msg.startswith("Unterminated string"):
-            raise _cut(text, where, _("inside an element")) from None
+    except json.JSONDecodeError as exc:  # cut: it stops at the end, or in a string never closed
+        if exc.pos >= len(text) or unterminated(text, exc.pos, pos):
+            raise _cut(text, where, Said("cut_inside", N_("inside an element"))) from None
         raise _not_json(text, where, exc.pos, exc.msg) from None
     except RecursionError:  # deeper than Python's parser goes: the strict reader refuses it
-        at = _("{where}, line {line}").format(where=where, line=line)
+        at = str(_line(where, line))
         read_json(text[pos:], at)  # in its words: deeper than MAX_DEPTH
-        raise LabError(_("{where}: nested too deeply to read").format(where=at)) from None
+        raise LabError("too_deep", N_("{where}: nested too deeply to read"),
+                       where=at) from None
 
 
 def _breaks(text: str, start: int, end: int) -> int:
@@ -217,19 +222,24 @@ def _breaks(text: str, start: int, end: int) -> int:
             - text.count("\r\n", start, end))
 
 
-def _not_json(text: str, where: str, pos: int, why: str) -> LabError:
+def _line(where: str, line: int) -> Said:
+    return Said("line", _LINE, {"where": where, "line": line})
+
+
+def _not_json(text: str, where: str, pos: int, why: str | Said) -> LabError:
+    """Not JSON at `pos` (`why`: Python's words for it, or the lab's)."""
     line = 1 + _breaks(text, 0, pos)
     column = pos - max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos))
-    return LabError(_("{where}: {not_json}: {why} (column {column})").format(
-        where=_("{where}, line {line}").format(where=where, line=line), not_json=_(NOT_JSON),
-        why=why, column=column))
+    return LabError("not_json", N_("{where}: {not_json}: {why} (column {column})"),
+                    where=_line(where, line), not_json=Said("not_json", NOT_JSON), why=why,
+                    column=column, line=line, pos=pos)
 
 
-def _cut(text: str, where: str, at: str) -> LabError:
-    return LabError(_("{where}: the JSON array of payloads stops {at}: the stream was cut off, "
-                      "so nothing of the turn runs (a truncated stream)").format(
-                          where=_("{where}, line {line}").format(
-                              where=where, line=1 + _breaks(text, 0, len(text))), at=at))
+def _cut(text: str, where: str, at: Said) -> LabError:
+    return LabError("array_cut", N_("{where}: the JSON array of payloads stops {at}: the stream "
+                                    "was cut off, so nothing of the turn runs (a truncated "
+                                    "stream)"),
+                    where=_line(where, 1 + _breaks(text, 0, len(text))), at=at)
 
 
 def iter_records(text: str, where: str | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -241,7 +251,7 @@ def iter_records(text: str, where: str | None = None) -> Iterator[tuple[str, dic
         items = array_items(text, where)
     else:
         items = ((line, n) for n, line in lines(text) if line.strip())
-    line_at = _("{where}, line {line}")  # translated once, not once per payload
+    line_at = _(_LINE)  # translated once, not once per payload
     for payload, number in items:
         at = line_at.format(where=where, line=number)
         if payload.strip() == "[DONE]":
@@ -249,8 +259,8 @@ def iter_records(text: str, where: str | None = None) -> Iterator[tuple[str, dic
             continue
         value = read_json(payload, at)
         if not isinstance(value, dict):
-            raise LabError(_("{where}: expected a JSON object, got {type}").format(
-                where=at, type=type(value).__name__))
+            raise LabError("not_an_object", N_("{where}: expected a JSON object, got {type}"),
+                           where=at, type=type(value).__name__)
         yield at, value
 
 
