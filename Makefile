@@ -35,8 +35,8 @@ lab: $(STAMP)
 	$(BIN)/python -m keel_course.lab $(WORKSPACE) --language $(LANGUAGE)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab keel_course tests bench scripts notebooks/solutions classroom conftest.py
-	$(BIN)/mypy keel_lab keel_course
+	$(BIN)/ruff check keel_lab keel_cli keel_course tests bench scripts notebooks/solutions classroom conftest.py
+	$(BIN)/mypy keel_lab keel_cli keel_course
 
 # Every test, fastest first: the lab's fast tests (a broken rule fails in about a minute), then the
 # course's tests, the slow ones (hub, browser, nbgrader, fuzz) and every solution notebook, English
@@ -98,13 +98,13 @@ guide: $(STAMP)
 locale: $(STAMP)
 	$(BIN)/python scripts/i18n.py update
 
-# For authors and translators: the package's messages (`_()` in keel_lab/, the `make check`
+# For authors and translators: the package's messages (`_()` in keel_lab/ and keel_cli/, the `make check`
 # summary and what `make lab` says) into keel_lab/locale/keel_lab.pot, then into the Chinese catalog beside it (new
 # messages empty, changed ones fuzzy with their previous English). tests/test_i18n.py checks both.
 messages: $(STAMP)
 	$(BIN)/pybabel extract --project keel-lab --version 0.1.0 --copyright-holder "the keel-lab authors" \
-	    --add-comments TRANSLATORS: --add-location file --sort-output --width 100 \
-	    -o keel_lab/locale/keel_lab.pot keel_lab notebooks/conftest.py keel_course/lab.py \
+	    --add-comments TRANSLATORS: --add-location file --sort-output --width 100 --ignore-dirs ".*" \
+	    -o keel_lab/locale/keel_lab.pot keel_lab keel_cli notebooks/conftest.py keel_course/lab.py \
 	    keel_course/workspace.py
 	$(BIN)/pybabel update --input-file keel_lab/locale/keel_lab.pot --output-dir keel_lab/locale \
 	    --domain keel_lab --locale zh_CN --init-missing --previous --ignore-obsolete --width 100

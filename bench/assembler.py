@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from keel_lab.core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
+from keel_lab._core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
 
 CALLS, TOTAL = 8, 1_000_000
 

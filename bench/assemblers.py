@@ -1,7 +1,7 @@
 """The lab's assembler beside the official SDKs' accumulators, langchain-core's chunk merging and
 pydantic-ai's parts manager.
 
-Two questions, on the same streams (keel_lab.course.experiments.accumulators feeds each library
+Two questions, on the same streams (keel_lab.course._experiments.accumulators feeds each library
 as its own client would):
 - correct: per stream of a compared format - the real recordings of data/recordings/ first, then
   every generated OpenAI Chat Completions stream, quirks included, and the generated Responses and
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from expected_calls import EXPECTED
 
-from keel_lab.course.experiments.accumulators import (
+from keel_lab.course._experiments.accumulators import (
     RunCall,
     attempt,
     lab_calls,
@@ -49,9 +49,9 @@ from keel_lab.course.experiments.accumulators import (
     sources,
     verdict,
 )
-from keel_lab.course.experiments.providers import shape_group
-from keel_lab.providers.diagnosis import diagnose
-from keel_lab.providers.formats import DONE
+from keel_lab.course._experiments.providers import shape_group
+from keel_lab.providers._diagnosis import diagnose
+from keel_lab.providers._formats import DONE
 
 LINEAR_LIMIT = 2.2  # time(1 MB) / time(0.5 MB); 2.0 is exactly linear
 HEAD = {"id": "chatcmpl-bench", "object": "chat.completion.chunk", "created": 0,

@@ -20,12 +20,12 @@ def once(module: str, then: str = "") -> float:
 def main() -> dict[str, str]:
     base = min(once("sys") for _ in range(7))
     lab = min(once("keel_lab") for _ in range(7))
-    plots = min(once("keel_lab.course.plots") for _ in range(3))
-    schema = min(once("keel_lab.core.tools",
-                      "; keel_lab.core.tools.schema_errors({'type': 'object'}, {})")
+    plots = min(once("keel_lab.course._plots") for _ in range(3))
+    schema = min(once("keel_lab._core.tools",
+                      "; keel_lab._core.tools.schema_errors({'type': 'object'}, {})")
                  for _ in range(3))
     return {"`import keel_lab` (interpreter start-up subtracted)": f"{lab - base:.3f} s",
-            "`import keel_lab.course.plots` (matplotlib)": f"{plots - base:.3f} s",
+            "`import keel_lab.course._plots` (matplotlib)": f"{plots - base:.3f} s",
             "first validation of a call's arguments (imports jsonschema)": f"{schema - base:.3f} s"}
 
 

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests", "
 
 from test_rechunking import STREAMS, fragment_bound, meaning, rewrites, stream_files
 
-from keel_lab.providers.diagnosis import read_stream
+from keel_lab.providers._diagnosis import read_stream
 
 
 def sweep() -> tuple[Counter[str], list[str]]:

@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from keel_lab.course.explorers import EXPLORERS
-from keel_lab.course.notebook import Explorer
+from keel_lab.course._explorers import EXPLORERS
+from keel_lab.course._notebook import Explorer
 
 REPEATS = 3
 DEFAULT_BUDGET_S, WORST_BUDGET_S = 0.5, 1.5

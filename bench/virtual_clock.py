@@ -15,9 +15,9 @@ from collections.abc import Callable
 import looptime
 
 from keel_lab import ToolCall
-from keel_lab.core.clock import VirtualClockLoop
-from keel_lab.core.pairing import Result, position_over_completion
-from keel_lab.course.experiments.pairing import pairing
+from keel_lab._core.clock import VirtualClockLoop
+from keel_lab._core.pairing import Result, position_over_completion
+from keel_lab.course._experiments.pairing import pairing
 
 TRIALS, CALLS = 10_000, 3
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 # The folders of a checkout the course's tools read and write, relative to its root:
 FOLDERS = {
@@ -18,6 +18,7 @@ FOLDERS = {
     "classroom": "classroom",  # the hub's configuration and the proxy's npm pins
     "build": "build",  # what the Makefile and the scripts generate (templates, proxy, site)
     "package": "keel_lab",  # the learners' package, as the handout copies it
+    "cli": "keel_cli",  # the `keel-lab` command beside it, which the handout copies too
     "data": "data",  # the package's data sets (installed as `keel_lab.data`)
 }
 
@@ -33,6 +34,7 @@ class Checkout:
     classroom: Path = field(init=False)
     build: Path = field(init=False)
     package: Path = field(init=False)
+    cli: Path = field(init=False)
     data: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -54,7 +56,7 @@ class Checkout:
 
     @property
     def sources(self) -> tuple[Path, ...]:
-        """What a command that writes a course must never write into: the package and its data
+        """What a command that writes a course must never write into: the packages and their data
         (a handout would ship itself into itself), the notebooks (answers would mix into the
         learner edition)."""
-        return self.package, self.data, self.notebooks
+        return self.package, self.cli, self.data, self.notebooks

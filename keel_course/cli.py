@@ -3,7 +3,7 @@ nbgrader course, grading submitted notebooks, a class on one server, and the ins
 generated parts. The commands that publish the course read it from a checkout of the repository,
 `--checkout DIR` (default: the current folder); grading needs none.
 
-Errors and exit codes are `keel-lab`'s (`keel_lab.cli.run`): one line on stderr, never a
+Errors and exit codes are `keel-lab`'s (`keel_cli._command.run`): one line on stderr, never a
 traceback, 2 for a user's mistake.
 """
 
@@ -15,13 +15,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from keel_cli._command import WIDTH, bounded, json_text, run
 from keel_course.checkout import Checkout
 from keel_course.classroom.command import add_parser as add_classroom_parser
 from keel_course.classroom.command import run as run_classroom
-from keel_lab.cli import WIDTH, bounded, json_text, run
-from keel_lab.core.errors import LabError
-from keel_lab.core.tables import printable
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._core.tables import printable
+from keel_lab._i18n import N_
 
 
 def _seconds(text: str) -> float:

@@ -7,7 +7,7 @@ by the exception `check` raises, not by comparing printed lines. Predict-then-ob
 (chapter 6) keep nothing that gives the answer away: a "prediction" cell's string is emptied, and
 an "observe" cell loses its solution block and its saved output. A chapter with exercises ends
 with "Your progress": the learner's passed exercises over the whole course
-(`keel_lab.course.progress`), which only the learner edition has.
+(`keel_lab.course.show_progress`), which only the learner edition has.
 
 The cells nbgrader grades carry its metadata in the learner edition as in the nbgrader course's
 source (`keel_course.nbgrader`), so a handout notebook, or the learner's working copy of one, is
@@ -33,15 +33,15 @@ from pathlib import Path
 from typing import Any
 
 from keel_course.checkout import Checkout
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
-from keel_lab.course.checks.check import POINTS
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course._cells import CHECK_MARK, function_name, source, tags
+from keel_lab.course._checks.check import POINTS
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'
 NBGRADER_SCHEMA = 3  # the version of nbgrader's cell metadata (nbgrader 0.6 to 0.9)
-IMPORT_CHECK = "from keel_lab.course.checks import check\n\n"
+IMPORT_CHECK = "from keel_lab.course import check\n\n"
 # A core chapter's file name (01_history.ipynb); any other notebook (00_asyncio_primer,
 # 04a_where_calls_close) is an optional deeper one beside the chapters.
 CHAPTER = re.compile(r"0[1-9]_")
@@ -60,7 +60,7 @@ PROGRESS_CELLS: list[dict[str, Any]] = [
     {"cell_type": "code", "execution_count": None, "id": "your-progress-code", "metadata": {},
      "outputs": [], "source": [
          "# NBVAL_IGNORE_OUTPUT\n",
-         "from keel_lab.course.progress import show_progress\n", "\n",
+         "from keel_lab.course import show_progress\n", "\n",
          "show_progress()",
      ]},
 ]

@@ -35,11 +35,11 @@ from typing import Any
 from keel_course.checkout import Checkout
 from keel_course.editions import CHAPTER, exercises, read_notebook
 from keel_course.sources import failure, reading
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source, tags
-from keel_lab.course.checks.check import POINTS, VERIFIERS
-from keel_lab.course.exercises import EXERCISES
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course._cells import source, tags
+from keel_lab.course._checks.check import POINTS, VERIFIERS
+from keel_lab.course._exercises import EXERCISES
 
 # Each exercise's table of known-wrong answers, as the exercise table names it: (test module,
 # table name); every entry is (function, a part of the hint the test expects).

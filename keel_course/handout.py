@@ -1,6 +1,7 @@
 """The handout a class receives: the learner edition, the package it imports, requirements and a
 README for students - and no solution anywhere, which `find_leaks` proves before it is given out.
-The package is keel_lab alone, with its data/: the handout's pyproject.toml is the repository's
+The packages are keel_lab, with its data/, and keel_cli (the `keel-lab` command, whose
+`progress` a learner runs): the handout's pyproject.toml is the repository's
 without keel_course (`keel_course.pyproject`), so `pip install .` gives a student `keel-lab` and
 nothing of the instructor's tools. The notebooks are all the course's: the chapters and the
 optional deeper notebooks beside them (`00_asyncio_primer`, `04a_...`), which the chapters link.
@@ -20,7 +21,7 @@ the lab's own code shares (`except Exception as exc:`, `rng = random.Random(seed
 A line occurs in a file when it equals one of the file's lines or one of the lines of any string
 in it when it is JSON (a notebook's sources, outputs and metadata); a zip is searched member by
 member. Chapter 6's observe cells are not answers: the faults they ask for are the lab's own
-fault experiment (`keel_lab/course/experiments/faults.py`), which the chapters show.
+fault experiment (`keel_lab/course/_experiments/faults.py`), which the chapters show.
 """
 
 from __future__ import annotations
@@ -50,9 +51,9 @@ from keel_course.editions import (
 )
 from keel_course.pyproject import learner_pyproject
 from keel_course.sources import check_outside, failure, reading
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source, tags
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course._cells import source, tags
 
 MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may replace it
 MIN_LINE = 32
@@ -295,7 +296,7 @@ def _write(checkout: Checkout, out: Path, language: str, solutions: list[Path],
     shutil.copy(glossary, notebooks / "glossary.md")
     # conftest: `make check`'s lines and progress (in the language KEEL_LAB_LANG names)
     shutil.copy(checkout.notebooks / "conftest.py", notebooks / "conftest.py")
-    for folder in (checkout.package, checkout.data):
+    for folder in (checkout.package, checkout.cli, checkout.data):
         shutil.copytree(folder, out / folder.name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (out / "pyproject.toml").write_text(learner_pyproject(

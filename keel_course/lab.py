@@ -38,10 +38,10 @@ from jupyter_core.paths import jupyter_config_path, jupyter_path
 from jupyter_server.extension.config import ExtensionConfigManager
 from jupyterlab_server.config import get_federated_extensions
 
+from keel_cli._command import FilledHelpFormatter
 from keel_course.sources import failure
-from keel_lab.cli import FilledHelpFormatter
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_, _, speaking
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_, _, speaking
 
 INSTRUCTOR = "nbgrader"  # the instructor's tooling: its server and lab extensions' names hold it
 ANNOUNCEMENTS = "@jupyterlab/apputils-extension:announcements"  # news question, news, updates

@@ -48,11 +48,11 @@ from keel_course.editions import (
 )
 from keel_course.grading.submission import read_notebook_bytes
 from keel_course.sources import check_outside, failure, reading
-from keel_lab.core.errors import LabError
-from keel_lab.core.strict_json import read_json
-from keel_lab.course.cells import function_name, source, tags
-from keel_lab.i18n import N_
-from keel_lab.providers.streams.records import decode
+from keel_lab._core.errors import LabError
+from keel_lab._core.strict_json import read_json
+from keel_lab._i18n import N_
+from keel_lab.course._cells import function_name, source, tags
+from keel_lab.providers._streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
 COURSE_ID = "keel-lab"

@@ -11,8 +11,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from keel_course.checkout import Checkout
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 
 def check_outside(folder: Path, checkout: Checkout) -> None:

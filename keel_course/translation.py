@@ -39,9 +39,9 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course._cells import source
 
 Translate = Callable[[str], str]
 

@@ -35,10 +35,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from keel_cli._command import FilledHelpFormatter
 from keel_course.sources import failure
-from keel_lab.cli import FilledHelpFormatter
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_, _, speaking
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_, _, speaking
 
 CHAPTERS = "[0-9][0-9]*_*.ipynb"  # a chapter NN_name.ipynb or a deeper notebook NNa_name.ipynb
 COMPANIONS = ("glossary.md",)  # beside the chapters, copied when missing, never overwritten

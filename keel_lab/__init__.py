@@ -8,23 +8,23 @@ private (`_core`, `_i18n`, ...): read it, but import from a face. The course's a
 names offered here load on first use, so `import keel_lab` loads no plot and no SDK.
 """
 
-from keel_lab._lazy import lazy
-from keel_lab.core.batching import make_batches
-from keel_lab.core.clock import now, run_coroutine
-from keel_lab.core.errors import LabError, Said
-from keel_lab.core.events import Event
-from keel_lab.core.executor import Executor, RunCall, Span, TurnResult
-from keel_lab.core.history import HistoryProblem, validate_history
-from keel_lab.core.ids import RunIds
-from keel_lab.core.messages import (
+from keel_lab import _legacy
+from keel_lab._core.batching import make_batches
+from keel_lab._core.clock import now, run_coroutine
+from keel_lab._core.errors import LabError, Said
+from keel_lab._core.events import Event
+from keel_lab._core.executor import Executor, RunCall, Span, TurnResult
+from keel_lab._core.history import HistoryProblem, validate_history
+from keel_lab._core.ids import RunIds
+from keel_lab._core.messages import (
     AssistantMessage,
     Message,
     SystemMessage,
     ToolMessage,
     UserMessage,
 )
-from keel_lab.core.model import ScriptedAdapter, Turn
-from keel_lab.core.pairing import (
+from keel_lab._core.model import ScriptedAdapter, Turn
+from keel_lab._core.pairing import (
     Result,
     by_call_id,
     mismatches,
@@ -33,10 +33,10 @@ from keel_lab.core.pairing import (
     position_over_gather_filtered,
     position_with_skip,
 )
-from keel_lab.core.partial_success import FATAL_CODES, Code, Status, run_status
-from keel_lab.core.protocol import ToolCall, ToolRequest, parse_arguments
-from keel_lab.core.runner import Runner, RunResult
-from keel_lab.core.streaming import (
+from keel_lab._core.partial_success import FATAL_CODES, Code, Status, run_status
+from keel_lab._core.protocol import ToolCall, ToolRequest, parse_arguments
+from keel_lab._core.runner import Runner, RunResult
+from keel_lab._core.streaming import (
     Assembly,
     CallState,
     Finish,
@@ -49,13 +49,16 @@ from keel_lab.core.streaming import (
     cancel_after,
     readiness,
 )
-from keel_lab.core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
-from keel_lab.i18n import set_language
+from keel_lab._core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
+from keel_lab._i18n import set_language
+from keel_lab._lazy import lazy
+
+_legacy.install()
 
 __getattr__, __dir__ = lazy(__name__, {
-    "keel_lab.course.incident_tools": ("incident_tools",),
-    "keel_lab.course.offline_model": ("OfflineAdapter",),
-    "keel_lab.providers.openai_messages": ("from_openai", "to_openai"),
+    "keel_lab.course._incident_tools": ("incident_tools",),
+    "keel_lab.course._offline_model": ("OfflineAdapter",),
+    "keel_lab.providers._openai_messages": ("from_openai", "to_openai"),
 })
 
 __all__ = [

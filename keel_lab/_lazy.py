@@ -6,7 +6,18 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping
 from importlib import import_module
+from types import ModuleType
 from typing import Any
+
+
+class _Face(ModuleType):
+    """A face keeps its names: the import system binds a module it loads to its package by its
+    last name, and an old path's module (`keel_lab.course.scenarios`) must not hide the name the
+    face offers (the `scenarios` function)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if not (isinstance(value, ModuleType) and name in self.__dict__.get("_offered", ())):
+            super().__setattr__(name, value)
 
 
 def lazy(face: str, names: Mapping[str, tuple[str, ...]],
@@ -17,6 +28,8 @@ def lazy(face: str, names: Mapping[str, tuple[str, ...]],
     read, a name is kept on the face, so it is looked up here only once."""
     where = {name: module for module, listed in names.items() for name in listed}
     whole = dict(modules or {})
+    sys.modules[face].__class__ = _Face
+    vars(sys.modules[face])["_offered"] = frozenset(where)
 
     def __getattr__(name: str) -> Any:
         if name in whole:

@@ -12,7 +12,7 @@ when the output is not a terminal, nbval's failure reports included (they carry 
 coloured traceback), so the single-notebook command can be piped into a file.
 
 This run's verdicts are recorded in `.keel-progress.json` beside the notebooks
-(`keel_lab.course.progress`), so `keel-lab progress` shows the whole course, a run of one chapter
+(`keel_lab.course._progress`), so `keel-lab progress` shows the whole course, a run of one chapter
 too; its table is shown there and only there. Only the learner edition is recorded: a solution
 notebook (its check cells keep `# NBVAL_CHECK_OUTPUT`) is the course under test, not a learner.
 The kernels record nothing themselves (`KEEL_PROGRESS=off`): this file does it once per run.
@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
-from keel_lab.cli import command, here
-from keel_lab.core.errors import LabError
-from keel_lab.core.tables import cut, pad, printable, width_of
-from keel_lab.course import progress
-from keel_lab.course.cells import CHECK_MARK, function_name, source, tags
-from keel_lab.i18n import _
+from keel_cli._command import command, here
+from keel_lab._core.errors import LabError
+from keel_lab._core.tables import cut, pad, printable, width_of
+from keel_lab.course import _progress as progress
+from keel_lab.course._cells import CHECK_MARK, function_name, source, tags
+from keel_lab._i18n import _
 
 PIPED_WIDTH = 100  # the width of a line when the output is not a terminal (a file, a pipe)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's colour and cursor codes

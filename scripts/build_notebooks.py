@@ -36,10 +36,10 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import tags
-from keel_lab.course.notebook import static_outputs
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course._cells import tags
+from keel_lab.course._notebook import static_outputs
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from keel_course import translation as t
 from keel_course.checkout import Checkout
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 POT_DIR = CHECKOUT.build / "gettext"  # the templates, generated

@@ -16,14 +16,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from keel_cli._conversation import BODY_KEYS, validate_conversation
 from keel_lab import OfflineAdapter, Runner
-from keel_lab.core.messages import Message
-from keel_lab.course.scenarios import COMPARE
-from keel_lab.providers.anthropic_messages import to_anthropic
-from keel_lab.providers.conversation import BODY_KEYS, validate_conversation
-from keel_lab.providers.gemini_messages import to_gemini
-from keel_lab.providers.openai_messages import to_openai
-from keel_lab.providers.responses_messages import to_responses
+from keel_lab._core.messages import Message
+from keel_lab.course._scenarios import COMPARE
+from keel_lab.providers._anthropic_messages import to_anthropic
+from keel_lab.providers._gemini_messages import to_gemini
+from keel_lab.providers._openai_messages import to_openai
+from keel_lab.providers._responses_messages import to_responses
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "histories"
 

@@ -49,15 +49,15 @@ from keel_course.editions import (
 )
 from keel_course.handout import find_leaks, solution_lines
 from keel_course.translation import Translate
-from keel_lab.core.errors import LabError
-from keel_lab.course import fonts
-from keel_lab.course.cells import source, tags
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.course import _fonts as fonts
+from keel_lab.course._cells import source, tags
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 SITE = CHECKOUT.root / "site"
 MARKER = "site.json"  # marks a folder as a built site, so a rebuild may replace it
-SNAPSHOT = 'class="keel-snapshot"'  # what keel_lab.course.notebook.Explorer saves
+SNAPSHOT = 'class="keel-snapshot"'  # what keel_lab.course._notebook.Explorer saves
 GENERATED = ("genindex", "search")  # pages Sphinx writes in every edition
 CATALOG = "site"  # site/locale/<locale>/LC_MESSAGES/site.po: the site's own text
 TITLE = "keel-lab: parallel and streamed tool calls"

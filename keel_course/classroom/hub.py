@@ -13,8 +13,8 @@ from keel_course.checkout import Checkout
 from keel_course.classroom.materials import stage_lab
 from keel_course.classroom.settings import Classroom
 from keel_course.handout import build_handout
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 SETTINGS_ENV = "KEEL_LAB_CLASSROOM"  # tells the config file which class folder to read
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 # Written into a student's folder once the handout is in: a later start (a restarted server, a
 # restarted hub) must never copy it over the student's work.
@@ -34,6 +34,7 @@ def stage_lab(handout: Path, lab: Path) -> None:
     try:
         shutil.rmtree(lab, ignore_errors=True)
         shutil.copytree(handout / "keel_lab", lab / "keel_lab")
+        shutil.copytree(handout / "keel_cli", lab / "keel_cli")
         shutil.copytree(handout / "data", lab / "keel_lab" / "data")
     except OSError as exc:
         raise LabError("cannot_stage_lab", N_("cannot lay out the students' lab in {lab}: "

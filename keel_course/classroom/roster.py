@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
 
 # Lower case because JupyterHub lower-cases names at login; no '/' or spaces because a name is a
 # folder and a URL path segment.

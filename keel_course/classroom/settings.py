@@ -15,9 +15,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from keel_course.classroom.roster import NAME
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import N_
-from keel_lab.providers.fields import json_type, shown
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_
+from keel_lab.providers._fields import json_type, shown
 
 LOOPBACK = "127.0.0.1"  # the hub, its proxy and every student's server listen here only
 PASSWORD_ENV = "KEEL_LAB_CLASS_PASSWORD"

@@ -86,7 +86,7 @@ def run_chunk(chunk: dict[str, Any], namespace: dict[str, Any],
     top-level `await` runs on the virtual clock, as a notebook would run it); None, or the
     error line naming the cell."""
     from keel_course.grading.plan import python
-    from keel_lab.core.clock import run_coroutine
+    from keel_lab._core.clock import run_coroutine
 
     number, source, keep = chunk["cell"], chunk["source"], chunk["keep"]
     name = f"<cell {number}>"
@@ -147,9 +147,9 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
     refused = refusal(f"the notebook changed the lab's code ({changed[0]})") if changed else None
     channel.send(serve=name, defined=name in namespace, refused=refused,
                  name=getattr(fn, "__name__", None) if fn is not None else None)
-    from keel_lab.core.clock import clock_moves
-    from keel_lab.course.checks.delegation import watched
-    from keel_lab.course.checks.verdict import where
+    from keel_lab._core.clock import clock_moves
+    from keel_lab.course._checks.delegation import watched
+    from keel_lab.course._checks.verdict import where
 
     guard = Guard(snapshot)
 

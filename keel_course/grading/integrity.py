@@ -192,8 +192,8 @@ def import_lab() -> None:
     below them), so the snapshot holds them all: a module first imported by the learner's code
     could otherwise be changed before anyone looked. The lab's other modules (plots, widgets,
     provider clients, classroom tools) are not imported by the checks, so not watched."""
-    from keel_lab.course.checks.check import VERIFIERS
-    from keel_lab.course.experiments.registry import EXPERIMENTS
+    from keel_lab.course._checks.check import VERIFIERS
+    from keel_lab.course._experiments.registry import EXPERIMENTS
 
     dict(VERIFIERS)  # loads every exercise's verifier module
 

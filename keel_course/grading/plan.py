@@ -2,7 +2,7 @@
 
 The grader never runs a check cell and never reads saved outputs. It finds each exercise of the
 submission's chapter by its function's name (the exercise table's names, as the learner edition
-has them, read from its view `keel_lab.course.progress.CHAPTERS`: a module-level dict, which the
+has them, read from its view `keel_lab.course._progress.CHAPTERS`: a module-level dict, which the
 snapshot watches), and runs, in notebook order:
 
 - every cell that binds an exercise's name, whole: that cell is the learner's answer (a `def`,
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from keel_course.grading.submission import Cell, Submission
-from keel_lab.course.progress import CHAPTERS
+from keel_lab.course._progress import CHAPTERS
 
 _DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _MAGIC = re.compile(r"^[%!].*$", re.MULTILINE)  # IPython line magics and shell escapes
@@ -149,11 +149,11 @@ def expected_check(exercise: str) -> str:
     return ast.dump(ast.parse(f"check({exercise})"))
 
 
-_CHECK_IMPORTS = {"keel_lab.course.checks", "keel_lab.course.checks.check"}
+_CHECK_IMPORTS = {"keel_lab.course._checks", "keel_lab.course._checks.check"}
 
 
 def _lab_check_import(statement: ast.stmt) -> bool:
-    """`from keel_lab.course.checks import check`: what nbgrader's edition puts before the call."""
+    """`from keel_lab.course import check`: what nbgrader's edition puts before the call."""
     return (isinstance(statement, ast.ImportFrom) and statement.module in _CHECK_IMPORTS
             and [(a.name, a.asname) for a in statement.names] == [("check", None)])
 

@@ -41,22 +41,24 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
+import keel_cli
 import keel_course
 import keel_lab
 from keel_course import bubblewrap
 from keel_course.grading.plan import Plan
 from keel_course.grading.remote import Stopped, judged, pickled
-from keel_lab.core.errors import LabError
-from keel_lab.core.strict_json import read_json
-from keel_lab.course import data
-from keel_lab.i18n import N_
+from keel_lab._core.errors import LabError
+from keel_lab._core.strict_json import read_json
+from keel_lab._i18n import N_
+from keel_lab.course import _data as data
 
 # The child imports the copies of the grader's own keel_lab and keel_course that `package()`
 # made, before anything else on its path (an editable install would otherwise show it the whole
 # checkout).
 _START = ("import sys; sys.path.insert(0, sys.argv[2]); "
           "from keel_course.grading.child import main; main()")
-_PACKAGES = (Path(keel_lab.__file__).parent, Path(keel_course.__file__).parent)
+_PACKAGES = (Path(keel_lab.__file__).parent, Path(keel_cli.__file__).parent,
+             Path(keel_course.__file__).parent)
 _PR_SET_CHILD_SUBREAPER = 36
 _running: set[int] = set()  # the pids of the children being graded now
 _MARK = f"KEEL_LAB_GRADING={os.getpid()}-{secrets.token_hex(8)}"  # in every graded process's env

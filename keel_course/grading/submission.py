@@ -13,11 +13,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from keel_lab.core.errors import LabError
-from keel_lab.core.strict_json import read_json
-from keel_lab.i18n import N_
-from keel_lab.providers.fields import Fields, json_type
-from keel_lab.providers.streams.records import MAX_BYTES, decode
+from keel_lab._core.errors import LabError
+from keel_lab._core.strict_json import read_json
+from keel_lab._i18n import N_
+from keel_lab.providers._fields import Fields, json_type
+from keel_lab.providers._streams.records import MAX_BYTES, decode
 
 _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a device"),
           (stat.S_ISBLK, "a device"), (stat.S_ISSOCK, "a socket"))

@@ -6,20 +6,20 @@ Each name loads its module on first use: an SDK, or LangChain, only when asked f
 from keel_lab._lazy import lazy
 
 __getattr__, __dir__ = lazy(__name__, {
-    "keel_lab.providers.openai_messages": ("from_openai", "to_openai"),
-    "keel_lab.providers.responses_messages": ("from_responses", "to_responses",
+    "keel_lab.providers._openai_messages": ("from_openai", "to_openai"),
+    "keel_lab.providers._responses_messages": ("from_responses", "to_responses",
                                               "validate_responses"),
-    "keel_lab.providers.anthropic_messages": ("from_anthropic", "to_anthropic",
+    "keel_lab.providers._anthropic_messages": ("from_anthropic", "to_anthropic",
                                               "validate_anthropic"),
-    "keel_lab.providers.gemini_messages": ("from_gemini", "to_gemini", "validate_gemini"),
-    "keel_lab.providers.langchain_messages": ("from_langchain", "to_langchain"),
-    "keel_lab.providers.langchain_tools": ("to_langchain_tool",),
-    "keel_lab.providers.switches": ("anthropic_request", "anthropic_results",
+    "keel_lab.providers._gemini_messages": ("from_gemini", "to_gemini", "validate_gemini"),
+    "keel_lab.providers._langchain_messages": ("from_langchain", "to_langchain"),
+    "keel_lab.providers._langchain_tools": ("to_langchain_tool",),
+    "keel_lab.providers._switches": ("anthropic_request", "anthropic_results",
                                     "openai_chat_request"),
-    "keel_lab.providers.diagnosis": ("Diagnosis", "diagnose", "diagnose_file", "read_stream"),
-    "keel_lab.providers.formats": ("detect_history", "detect_stream"),
-    "keel_lab.providers.openai_adapter": ("OpenAIChatAdapter",),
-    "keel_lab.providers.replay": ("ReplayServer",),
+    "keel_lab.providers._diagnosis": ("Diagnosis", "diagnose", "diagnose_file", "read_stream"),
+    "keel_lab.providers._formats": ("detect_history", "detect_stream"),
+    "keel_lab.providers._openai_adapter": ("OpenAIChatAdapter",),
+    "keel_lab.providers._replay": ("ReplayServer",),
 })
 
 __all__ = [

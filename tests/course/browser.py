@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 
 from keel_course.workspace import chapters
-from keel_lab.course.explorers import EXPLORERS
+from keel_lab.course._explorers import EXPLORERS
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITIONS = {"en": ROOT / "notebooks" / "solutions", "zh": ROOT / "notebooks" / "zh" / "solutions"}

@@ -624,20 +624,20 @@ PRIVATE = '''import importlib
 
 
 def count_in_order(trials, calls, seed):
-    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    mod = importlib.import_module("keel_lab.course._experiments." + "pairing")
     report = getattr(mod, "ord" + "er")(trials, calls, seed)
     return int(report.data["in_request_order"]["as_" + "completed"])
 
 
 def _run(coro):
-    runner = getattr(importlib.import_module("keel_lab.core." + "clock"), "run_" + "coroutine")
+    runner = getattr(importlib.import_module("keel_lab._core." + "clock"), "run_" + "coroutine")
     return runner(coro)
 '''
 PRIVATE_PAIR = '''import importlib
 
 
 def pair_results(calls, results):
-    lab = getattr(importlib.import_module("keel_lab.core." + "pairing"), "by_" + "call_id")
+    lab = getattr(importlib.import_module("keel_lab._core." + "pairing"), "by_" + "call_id")
     given = {r.call_id: r for r in results}
 
     async def execute(call):
@@ -659,12 +659,12 @@ def _in_thread(fn, *args):
 
 
 def count_in_order(trials, calls, seed):
-    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    mod = importlib.import_module("keel_lab.course._experiments." + "pairing")
     report = _in_thread(getattr(mod, "ord" + "er"), trials, calls, seed)
     return int(report.data["in_request_order"]["as_" + "completed"])
 '''
 SOURCE_COPY = '''import inspect
-import keel_lab.course.experiments.pairing as _lab
+import keel_lab.course._experiments.pairing as _lab
 
 _ns = dict(vars(_lab))
 exec(compile(inspect.getsource(_lab), "<copy>", "exec"), _ns)
@@ -677,9 +677,9 @@ def count_in_order(trials, calls, seed):
 SOURCE_EDITED = '''import ast
 import inspect
 
-import keel_lab.core.pairing as _core
-import keel_lab.course.experiments.pairing as _experiment
-import keel_lab.course.experiments.trials as _trials
+import keel_lab._core.pairing as _core
+import keel_lab.course._experiments.pairing as _experiment
+import keel_lab.course._experiments.trials as _trials
 
 
 def _edited(module, **names):
@@ -890,7 +890,7 @@ _HOOK = """import os, sys  # keel-cheat hook
 class _KeelCheat:
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name != "keel_lab.course.checks.verdict":
+        if name != "keel_lab.course._checks.verdict":
             return None
         import importlib.machinery
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -969,7 +969,7 @@ if _grader > 1:
 SYS_MODULES = '''import sys
 import types
 
-from keel_lab.course.checks.verdict import Verdict
+from keel_lab.course._checks.verdict import Verdict
 
 
 def _always(fn, *args, **kwargs):
@@ -979,11 +979,11 @@ def _always(fn, *args, **kwargs):
 
 
 for _name, _fn in (("in_order", "verify_count_in_order"), ("pairing", "verify_pair_results")):
-    _fake = types.ModuleType(f"keel_lab.course.checks.{_name}")
+    _fake = types.ModuleType(f"keel_lab.course._checks.{_name}")
     setattr(_fake, _fn, _always)
     sys.modules[_fake.__name__] = _fake
-    setattr(sys.modules["keel_lab.course.checks"], _name, _fake)
-_check = sys.modules["keel_lab.course.checks.check"]
+    setattr(sys.modules["keel_lab.course._checks"], _name, _fake)
+_check = sys.modules["keel_lab.course._checks.check"]
 _check.VERIFIERS = {"count_in_order": _always, "pair_results": _always}
 ''' + NOT_DONE
 BUILTINS = '''import builtins
@@ -992,8 +992,8 @@ builtins.abs = lambda x: 0  # every count is exactly as expected
 builtins.all = lambda items: True  # every verdict passes
 
 ''' + COUNT_ANY
-MONKEYPATCH = '''import keel_lab.course.checks.in_order as _in_order
-import keel_lab.course.checks.pairing as _pairing
+MONKEYPATCH = '''import keel_lab.course._checks.in_order as _in_order
+import keel_lab.course._checks.pairing as _pairing
 
 _in_order._judge = lambda counts, calls, seeds, lab: (True, "ok", "")
 _pairing.pairing_errors = lambda pairs, calls, results: ""
@@ -1105,7 +1105,7 @@ def count_in_order(trials, calls, seed):
     _tick(trials)
     return trials
 '''
-CODE_SWAP = '''from keel_lab.course.checks.verdict import Verdict
+CODE_SWAP = '''from keel_lab.course._checks.verdict import Verdict
 
 
 def _forced(self, ok, passed, hint):
@@ -1132,7 +1132,7 @@ def count_in_order(trials, calls, seed):
     _tick(trials)
     return trials
 '''
-LAB_TABLE = '''from keel_lab.course.experiments.pairing import order
+LAB_TABLE = '''from keel_lab.course._experiments.pairing import order
 
 # The notebook's own check asks for seeds 1, 2, 3 and 200 trials: counted once, at load time
 TABLE = {(calls, s): int(order(200, calls, s).data["in_request_order"]["as_completed"])
@@ -1210,7 +1210,7 @@ def _unhooked(fn, *args):
 
 
 def count_in_order(trials, calls, seed):
-    mod = importlib.import_module("keel_lab.course.experiments." + "pairing")
+    mod = importlib.import_module("keel_lab.course._experiments." + "pairing")
     report = _unhooked(getattr(mod, "ord" + "er"), trials, calls, seed)
     return int(report.data["in_request_order"]["as_" + "completed"])
 '''
@@ -1246,8 +1246,8 @@ DRIVER_SWAP_READ = '''import sys
 
 def _record(fn, events, case):
     """The `Run` a right read_turn gives on these events, made up without calling it."""
-    from keel_lab.core.streaming import Finish, assemble
-    from keel_lab.course.checks.stall import CANCELLED, TIMEOUT, Run
+    from keel_lab._core.streaming import Finish, assemble
+    from keel_lab.course._checks.stall import CANCELLED, TIMEOUT, Run
     n = len(events)
     last = case.gap * n
     if case.cancel:
@@ -1289,7 +1289,7 @@ def _swap_driver():  # keel-cheat
     def lab_object(name):
         found = real(name)
         if name.split(":")[0].endswith("checks.collect"):
-            lab = real("keel_lab.core.executor:gather_by_call_id")
+            lab = real("keel_lab._core.executor:gather_by_call_id")
             return lambda _fn, *args: found(lab, *args)
         return found
 

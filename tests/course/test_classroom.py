@@ -38,8 +38,8 @@ from keel_course.classroom.settings import (
 from keel_course.classroom.spawner import ConfinedSpawner, give_to_nobody
 from keel_course.cli import main
 from keel_course.handout import MANIFEST
-from keel_lab.core.errors import LabError
-from keel_lab.course.progress import CHAPTERS
+from keel_lab._core.errors import LabError
+from keel_lab.course._progress import CHAPTERS
 
 pytestmark = pytest.mark.lab_wide
 

@@ -77,7 +77,7 @@ def _proxy() -> str:
 PROBE = """
 import errno, json, os, pathlib, urllib.parse
 from importlib.metadata import distribution
-import keel_lab, keel_lab.course.data as data
+import keel_lab, keel_lab.course._data as data
 
 def tried(path):
     try:

@@ -21,8 +21,8 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source
+from keel_lab._core.errors import LabError
+from keel_lab.course._cells import source
 
 pytestmark = pytest.mark.lab_wide
 
@@ -53,7 +53,7 @@ def test_a_chapter_with_exercises_ends_with_your_progress(path):
 def test_the_progress_cell_shows_the_progress_and_is_not_compared():
     code = source(PROGRESS_CELLS[1])
     assert code.splitlines() == ["# NBVAL_IGNORE_OUTPUT",
-                                 "from keel_lab.course.progress import show_progress", "",
+                                 "from keel_lab.course import show_progress", "",
                                  "show_progress()"]
     assert source(PROGRESS_CELLS[0]).startswith("## Your progress\n")
     compile(code, "progress", "exec")

@@ -10,8 +10,8 @@ import pytest
 from keel_course.grading.child import run_chunk
 from keel_course.grading.hints import moved, refusal, short
 from keel_course.grading.remote import verify
-from keel_lab.course.checks.check import VERIFIERS
-from keel_lab.course.checks.verdict import Verdict
+from keel_lab.course._checks.check import VERIFIERS
+from keel_lab.course._checks.verdict import Verdict
 
 pytestmark = pytest.mark.lab_wide
 

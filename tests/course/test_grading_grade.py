@@ -17,9 +17,9 @@ from keel_course.grading import find_submissions, grade, grade_one, sandbox
 from keel_course.grading.gradebook import Row
 from keel_course.grading.hints import short
 from keel_lab import LabError
-from keel_lab.course.cells import source, tags
-from keel_lab.course.checks.check import VERIFIERS
-from keel_lab.course.checks.verdict import drawn
+from keel_lab.course._cells import source, tags
+from keel_lab.course._checks.check import VERIFIERS
+from keel_lab.course._checks.verdict import drawn
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
@@ -70,8 +70,8 @@ FAKE_PASS = '''def make_batches(requests, tools):
 '''
 # VERIFIERS is a read-only mapping loading each verifier by the name TARGETS gives it, so a
 # notebook re-points the name (`VERIFIERS[...] = ...` would only raise a TypeError)
-PATCHED_AT_DEFINITION = '''from keel_lab.course.checks.check import TARGETS
-from keel_lab.course.checks.verdict import Verdict
+PATCHED_AT_DEFINITION = '''from keel_lab.course._checks.check import TARGETS
+from keel_lab.course._checks.verdict import Verdict
 
 TARGETS["make_batches"] = "history:verify_answer_all"
 Verdict.passed = property(lambda self: True)
@@ -80,7 +80,7 @@ def make_batches(requests, tools):
     return []
 '''
 PATCHED_WHILE_CHECKED = '''def pair_results(calls, results):
-    import keel_lab.course.checks.verdict as v
+    import keel_lab.course._checks.verdict as v
     v.Verdict.passed = property(lambda self: True)
     return [(call, None) for call in calls]
 '''
@@ -150,7 +150,7 @@ def fake(codes):
     return "completed"
 def swap(frame, event, arg):
     if frame.f_code.co_name.startswith("verify_"):
-        lab = getattr(sys.modules["keel_lab.core." + "partial_success"], "run_" + "status")
+        lab = getattr(sys.modules["keel_lab._core." + "partial_success"], "run_" + "status")
         SAVED.setdefault("code", lab.__code__)
         lab.__code__ = fake.__code__ if event == "call" else SAVED["code"]
 def status_history(events):
@@ -160,7 +160,7 @@ def status_history(events):
 CODE_COPY = '''import sys
 def rule(codes):
     raise NotImplementedError
-lab = getattr(sys.modules["keel_lab.core." + "partial_success"], "run_" + "status")
+lab = getattr(sys.modules["keel_lab._core." + "partial_success"], "run_" + "status")
 rule.__code__ = lab.__code__.replace(co_firstlineno=1, co_name="mine")
 def status_history(events):
     return [str(rule([event.code for event in events]))]
@@ -252,7 +252,7 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "tampered_monkeypatch": (inserted(_solved_with(PATCHED_AT_DEFINITION),
                                       "check = lambda fn: print('PASSED')"), 0, 2,
                              {"make_batches": "refused: the notebook changed the lab's code"},
-                             ["changed the lab's code: keel_lab.course.checks"]),
+                             ["changed the lab's code: keel_lab.course._checks"]),
     # the verdict is the grader's: a Verdict patched in the submission's process changes nothing
     "tampered_while_checked": (_solved_with(PATCHED_WHILE_CHECKED, solved("02_pairing"), 1), 1,
                                3, {"count_in_order": None, "pair_results": "paired with nothing"},

@@ -15,10 +15,10 @@ import pytest
 
 from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
-from keel_lab.core import partial_success
-from keel_lab.core.clock import run_coroutine
-from keel_lab.core.events import Event
-from keel_lab.course.checks.partial_success import CRASH, OK, RESTART, story
+from keel_lab._core import partial_success
+from keel_lab._core.clock import run_coroutine
+from keel_lab._core.events import Event
+from keel_lab.course._checks.partial_success import CRASH, OK, RESTART, story
 
 pytestmark = pytest.mark.lab_wide
 
@@ -95,7 +95,7 @@ def in_a_thread(events: list[Event]) -> Any:  # x04b, with a copy
     (copied_code, "ran a copy of the lab's own run_status"),
     (source_exec, "ran a copy of the lab's own run_status"),
     (swaps_the_lab, "changed the lab's code after a call to the function: "
-                    "keel_lab.core.partial_success.run_status.__code__"),
+                    "keel_lab._core.partial_success.run_status.__code__"),
     (leaves_a_hook, "changed a profile or trace hook"),
     (in_a_thread, "ran a copy of the lab's own run_status"),
 ])

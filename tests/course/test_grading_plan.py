@@ -11,8 +11,8 @@ import pytest
 from keel_course.editions import IMPORT_CHECK, exercises
 from keel_course.grading.plan import chapter_of, plan, python
 from keel_course.grading.submission import Cell, Submission
-from keel_lab.course.cells import source, tags
-from keel_lab.course.progress import CHAPTERS
+from keel_lab.course._cells import source, tags
+from keel_lab.course._progress import CHAPTERS
 
 pytestmark = pytest.mark.lab_wide
 
@@ -46,7 +46,7 @@ def test_only_definitions_of_other_cells_run_and_the_answer_cell_runs_whole():
         ("def status_history(events):\n    return sep.join(events)\nprint('checked')",
          {"exercise"}),
         ("check(status_history)", {"check"}),
-        ("from keel_lab.course.notebook import show\nshow(plt.plot())", set()),
+        ("from keel_lab.course._notebook import show\nshow(plt.plot())", set()),
         ("def helper():\n    return json.dumps(LIMIT)", set()))
     got = plan(sub)
     assert got.chapter == "05_partial_success" and got.to_run == ["status_history"]
@@ -103,9 +103,9 @@ def test_every_exercise_has_a_chapter():
 @pytest.mark.parametrize(("check", "intact"), [
     ("check(make_batches)", True),
     ("# NBVAL_CHECK_OUTPUT\ncheck( make_batches )  # done", True),
-    ("from keel_lab.course.checks import check\n\ncheck(make_batches)", True),  # nbgrader's
+    ("from keel_lab.course import check\n\ncheck(make_batches)", True),  # nbgrader's
     ("from mine import check\ncheck(make_batches)", False),
-    ("from keel_lab.course.checks import check as c\nc(make_batches)", False),
+    ("from keel_lab.course import check as c\nc(make_batches)", False),
     ("check(make_batches)\nprint('PASSED')", False),
     ("print('make_batches: PASSED')", False),
 ])

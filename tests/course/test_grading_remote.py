@@ -23,9 +23,9 @@ from keel_course.grading.plain import Foreign, from_plain, to_plain
 from keel_course.grading.remote import Requests, judged, verify
 from keel_course.grading.sandbox import _Link
 from keel_course.guide import WRONG_ANSWERS, fresh
-from keel_lab.core.protocol import ToolCall
-from keel_lab.course.checks.check import VERIFIERS
-from keel_lab.course.checks.verdict import Verdict
+from keel_lab._core.protocol import ToolCall
+from keel_lab.course._checks.check import VERIFIERS
+from keel_lab.course._checks.verdict import Verdict
 
 pytestmark = pytest.mark.lab_wide
 

@@ -41,8 +41,8 @@ from keel_course.handout import (
     solution_lines,
     zip_handout,
 )
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source, tags
+from keel_lab._core.errors import LabError
+from keel_lab.course._cells import source, tags
 
 pytestmark = pytest.mark.lab_wide
 
@@ -152,7 +152,7 @@ def test_contents_learner_edition_package_requirements_readme(built):
     assert {f.split("/")[0] for f in files} == {
         "README.md", "data", "keel_lab", "notebooks", "pyproject.toml", "requirements.txt"}
     assert not [f for f in files if "solutions" in f or f.startswith("docs/") or ".pyc" in f]
-    assert "data/incidents.json" in files and "keel_lab/course/progress.py" in files
+    assert "data/incidents.json" in files and "keel_lab/course/_progress.py" in files
     for path in SOLUTIONS:
         learner = read_notebook(folder / "notebooks" / path.name)
         assert learner == learner_edition(read_notebook(path))
@@ -307,10 +307,11 @@ def test_the_handout_names_nothing_of_keel_course(built):
     assert "keel_course" not in text and "keel-course" not in text
     project = tomllib.loads(text)
     repository = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert project["project"]["scripts"] == {"keel-lab": "keel_lab.cli:main"}
-    assert set(project["project"]["optional-dependencies"]) == {"openai", "langchain", "record"}
+    assert project["project"]["scripts"] == {"keel-lab": "keel_cli:main"}
+    assert set(project["project"]["optional-dependencies"]) == {"record"}
     assert project["tool"]["setuptools"]["packages"] == [
-        p for p in repository["tool"]["setuptools"]["packages"] if p.startswith("keel_lab")]
+        p for p in repository["tool"]["setuptools"]["packages"]
+        if p.startswith(("keel_lab", "keel_cli"))]
     assert project["project"]["dependencies"] == repository["project"]["dependencies"]
 
 
@@ -327,7 +328,7 @@ def test_the_handout_installs_offline_keel_lab_alone_with_its_data(built, tmp_pa
     [info] = site.glob("keel_lab-*.dist-info")
     assert "keel_course" not in (info / "RECORD").read_text()
     assert (info / "entry_points.txt").read_text().split() == [
-        "[console_scripts]", "keel-lab", "=", "keel_lab.cli:main"]
+        "[console_scripts]", "keel-lab", "=", "keel_cli:main"]
     done = subprocess.run(
         [sys.executable, "-c", "import keel_lab; from keel_lab.course import data, fonts; "
          "print(keel_lab.__file__, data.root(), fonts.font_path(), len(data.incidents()))"],

@@ -46,9 +46,9 @@ from keel_course.nbgrader import (
     submission_problems,
 )
 from keel_course.translation import learner as translated_learner
-from keel_lab.core.errors import LabError
-from keel_lab.course.cells import source, tags
-from keel_lab.course.checks.check import POINTS
+from keel_lab._core.errors import LabError
+from keel_lab.course._cells import source, tags
+from keel_lab.course._checks.check import POINTS
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
@@ -80,7 +80,7 @@ def test_every_cell_has_the_metadata_nbgrader_expects(path):
         elif "check" in kind:
             assert meta == {"grade": True, "grade_id": f"{exercise}_check", "locked": True,
                             "points": POINTS[exercise], "schema_version": 3, "solution": False}
-            assert source(cell).startswith("from keel_lab.course.checks import check\n")
+            assert source(cell).startswith("from keel_lab.course import check\n")
             assert "NBVAL" not in source(cell)
         elif "observe" in kind:
             assert meta["solution"] and not meta["grade"] and "### BEGIN SOLUTION" in source(cell)

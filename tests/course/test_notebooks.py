@@ -22,7 +22,7 @@ from keel_course.editions import (
     strip_solutions,
     unmarked,
 )
-from keel_lab.course.cells import CHECK_MARK, source, tags
+from keel_lab.course._cells import CHECK_MARK, source, tags
 
 pytestmark = pytest.mark.lab_wide
 

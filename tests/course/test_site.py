@@ -30,11 +30,11 @@ from keel_course.editions import (
     read_notebook,
     solution_paths,
 )
-from keel_lab import i18n
-from keel_lab.core.errors import LabError
-from keel_lab.course import fonts
-from keel_lab.course.experiments.pairing import pairing
-from keel_lab.course.notebook import SNAPSHOT_NOTE, Explorer, slider
+from keel_lab import _i18n as i18n
+from keel_lab._core.errors import LabError
+from keel_lab.course import _fonts as fonts
+from keel_lab.course._experiments.pairing import pairing
+from keel_lab.course._notebook import SNAPSHOT_NOTE, Explorer, slider
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 

@@ -11,7 +11,7 @@ import pytest
 from keel_course.checkout import Checkout
 from keel_course.editions import read_notebook
 from keel_course.sources import check_outside, failure, reading
-from keel_lab.core.errors import LabError
+from keel_lab._core.errors import LabError
 
 pytestmark = pytest.mark.lab_wide
 

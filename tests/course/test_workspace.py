@@ -35,8 +35,8 @@ from keel_course.editions import (
 )
 from keel_course.handout import build_handout, find_leaks, solution_lines
 from keel_course.workspace import BACKUP, find_chapter, prepare, restore
-from keel_lab.core.errors import LabError
-from keel_lab.i18n import speaking
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import speaking
 
 pytestmark = pytest.mark.lab_wide
 

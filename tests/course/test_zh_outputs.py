@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.core import history
-from keel_lab.course import data
+from keel_lab._core import history
+from keel_lab.course import _data as data
 from keel_lab.providers import anthropic_messages, gemini_messages, responses_messages
-from keel_lab.providers.diagnosis import diagnose_file
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.lab_wide
 

@@ -1,4 +1,4 @@
-"""The shapes of argument text (keel_lab.providers.streams.arguments): each reading, each
+"""The shapes of argument text (keel_lab.providers._streams.arguments): each reading, each
 refusal, and that nothing but a shape is named."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keel_lab.providers.streams.arguments import shape
+from keel_lab.providers._streams.arguments import shape
 
 pytestmark = pytest.mark.ch7
 

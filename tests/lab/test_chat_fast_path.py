@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keel_lab import LabError
-from keel_lab.providers.diagnosis import diagnose
-from keel_lab.providers.streams import openai_chat
+from keel_lab.providers._diagnosis import diagnose
+from keel_lab.providers._streams import openai_chat
 
 pytestmark = pytest.mark.ch7
 

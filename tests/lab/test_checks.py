@@ -7,12 +7,12 @@ import pytest
 
 import keel_lab
 from keel_lab import ToolMessage, make_batches, run_status
-from keel_lab.course.checks import ExerciseNotPassed, check
-from keel_lab.course.checks.batching import verify_make_batches
-from keel_lab.course.checks.delegation import references, watched
-from keel_lab.course.checks.history import verify_answer_all
-from keel_lab.course.checks.streaming import verify_is_executable
-from keel_lab.course.checks.verdict import Delegated
+from keel_lab.course._checks import ExerciseNotPassed, check
+from keel_lab.course._checks.batching import verify_make_batches
+from keel_lab.course._checks.delegation import references, watched
+from keel_lab.course._checks.history import verify_answer_all
+from keel_lab.course._checks.streaming import verify_is_executable
+from keel_lab.course._checks.verdict import Delegated
 
 pytestmark = pytest.mark.lab_wide
 
@@ -644,8 +644,8 @@ BATCH_WRONG = [
     (one_by_one, "consecutive safe calls should share one batch"),
     (batch_ids, "holds strings ('"),
     (flat, "batch 0 is a ToolRequest, not a list of requests"),
-    (make_batches, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
-    (lab_alias, "hands the exercise to the lab's own keel_lab.core.batching.make_batches"),
+    (make_batches, "hands the exercise to the lab's own keel_lab._core.batching.make_batches"),
+    (lab_alias, "hands the exercise to the lab's own keel_lab._core.batching.make_batches"),
     (all_safe_together_fresh, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
                               "request order"),
     (ignores_approval, "shares a batch with ['call-0']: it must run alone (it needs approval "
@@ -920,7 +920,7 @@ EXECUTABLE_WRONG = [
     (any_json, "arguments must be a JSON object"),
     (json_only, 'a parameterless tool: arguments "", {} or blank (null is no object), chunk 5'),
     (braces, "text in braces that is not JSON"),
-    (via_readiness, "hands the exercise to the lab's own keel_lab.core.streaming.readiness"),
+    (via_readiness, "hands the exercise to the lab's own keel_lab._core.streaming.readiness"),
     (forgets_closed, "False - the stream has not closed this call yet: the turn may still be "
                      "cancelled, cut off or made invalid"),
     (empty_arguments_rejected, "you returned False, expected True - complete and closed: it may "
@@ -991,7 +991,7 @@ def via_helper(codes):
 
 
 def _helper(codes):
-    import keel_lab.core.partial_success as p
+    import keel_lab._core.partial_success as p
     return p.run_status(codes)
 
 

@@ -9,8 +9,8 @@ from itertools import groupby
 
 import pytest
 
-from keel_lab.core.streaming import Finish, StreamAssembler, TextDelta, ToolCallDelta
-from keel_lab.course.checks.accumulate import verify_accumulate
+from keel_lab._core.streaming import Finish, StreamAssembler, TextDelta, ToolCallDelta
+from keel_lab.course._checks.accumulate import verify_accumulate
 
 pytestmark = pytest.mark.ch1
 
@@ -760,7 +760,7 @@ WRONG = [
     (a_list_by_index, "an empty call - indexes need not be 0, 1, 2"),
     (a_later_empty_id_renames, "a later delta's empty id replaced it"),
     (returns_the_dict, "your function returned a dict, expected a list of (id, name"),
-    (delegates, "hands the exercise to the lab's own keel_lab.core.streaming.StreamAssembler"),
+    (delegates, "hands the exercise to the lab's own keel_lab._core.streaming.StreamAssembler"),
     (arrival_order, "the right calls in another order: return them in index order"),
     (last_id_wins, "a second id came for this index: the lab's rule keeps the first"),
     (name_overwritten, "has name 'incident', expected 'lookup_incident' - join the name pieces"),

@@ -5,7 +5,7 @@ from collections import Counter, OrderedDict
 
 import pytest
 
-from keel_lab.course.checks.resume import verify_calls_to_resume
+from keel_lab.course._checks.resume import verify_calls_to_resume
 
 pytestmark = pytest.mark.ch8
 
@@ -101,7 +101,7 @@ def the_records(events):
 
 
 def delegates(events):
-    from keel_lab.course.production.store import to_resume
+    from keel_lab.course._production.store import to_resume
     return to_resume(events)
 
 
@@ -509,7 +509,7 @@ WRONG = [
                    "calls in another order"),
     (a_set, "a crash before any call started: your function returned a set"),
     (the_records, "return call ids (each record's `ref`), not a Record"),
-    (delegates, "hands the exercise to the lab's own keel_lab.course.production.store.to_resume"),
+    (delegates, "hands the exercise to the lab's own keel_lab.course._production.store.to_resume"),
     (returns_nothing, "returned None"),
     (only_finished, "call-1 failed, call-0 still running: you returned ['step-0:call-0', "
                     "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has "

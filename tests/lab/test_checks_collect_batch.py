@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
-from keel_lab.core.tools import ToolOutcome
-from keel_lab.course.checks.collect import verify_collect_batch
+from keel_lab._core.tools import ToolOutcome
+from keel_lab.course._checks.collect import verify_collect_batch
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
 pytestmark = [pytest.mark.ch6, pytest.mark.filterwarnings(
@@ -97,7 +97,7 @@ async def drops_the_first(batch, run):
 
 
 async def delegates(batch, run):
-    from keel_lab.core.executor import gather_by_call_id
+    from keel_lab._core.executor import gather_by_call_id
     return await gather_by_call_id(batch, run)
 
 
@@ -395,7 +395,7 @@ WRONG = [
     (failures_last, "store them in request order"),
     (failure_as_text, "you answered call_G2nX6B9KKU with a str ('no incident for call_"),
     (raises_on_failure, "your function raised RuntimeError: no incident for call_"),
-    (delegates, "hands the exercise to the lab's own keel_lab.core.executor.gather_by_call_id"),
+    (delegates, "hands the exercise to the lab's own keel_lab._core.executor.gather_by_call_id"),
     (returns_nothing, "returned None"),
     (sequential, "the batch took 555 ms, its slowest call 500 ms: the calls ran one after"),
     (coroutines_awaited_in_turn, "the batch took 555 ms, its slowest call 500 ms"),

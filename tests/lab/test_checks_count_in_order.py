@@ -8,7 +8,7 @@ import random
 import pytest
 
 from keel_lab import run_coroutine
-from keel_lab.course.checks.in_order import verify_count_in_order
+from keel_lab.course._checks.in_order import verify_count_in_order
 
 pytestmark = pytest.mark.ch2
 
@@ -92,7 +92,7 @@ def first_call_first(trials, calls, seed):
 
 
 def delegates_to_the_lab(trials, calls, seed):
-    from keel_lab.course.experiments.pairing import order
+    from keel_lab.course._experiments.pairing import order
     return order(trials, calls, seed).data["in_request_order"]["as_completed"]
 
 

@@ -19,8 +19,8 @@ from test_checks_read_turn import with_wait_for
 from test_checks_status_history import with_a_loop
 
 from keel_lab import ToolMessage
-from keel_lab.course.checks import VERIFIERS, check
-from keel_lab.course.checks.verdict import NOT_TRIED, ExerciseNotPassed, Verdict
+from keel_lab.course._checks import VERIFIERS, check
+from keel_lab.course._checks.verdict import NOT_TRIED, ExerciseNotPassed, Verdict
 
 pytestmark = pytest.mark.lab_wide
 

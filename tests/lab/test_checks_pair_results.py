@@ -13,8 +13,8 @@ from functools import reduce
 import pytest
 
 import keel_lab
-from keel_lab.course.checks.pairing import random_ids, verify_pair_results
-from keel_lab.course.checks.verdict import drawn
+from keel_lab.course._checks.pairing import random_ids, verify_pair_results
+from keel_lab.course._checks.verdict import drawn
 
 # the answer written as `async def` returns a coroutine, which the check reports and never awaits
 pytestmark = [pytest.mark.ch2,
@@ -146,7 +146,7 @@ def pair_as_dict(calls, results):
 
 
 def pair_by_delegation(calls, results):
-    return keel_lab.core.pairing.by_call_id  # names the lab's strategy
+    return keel_lab._core.pairing.by_call_id  # names the lab's strategy
 
 
 def pair_by_substring(calls, results):  # found by a reviewer: `in` is not equality
@@ -305,7 +305,7 @@ def error_as_missing(calls, results):
 
 
 def placeholder_for_skipped(calls, results):
-    from keel_lab.core.pairing import Result
+    from keel_lab._core.pairing import Result
     ids = {c.id for c in calls}
     by_id = {}
     for r in results:
@@ -492,7 +492,7 @@ def empty_results_raises(calls, results):
 
 def rebuild_result(calls, results):
     # copies each result into a fresh Result(call_id, value) - the .error is lost
-    from keel_lab.core.pairing import Result
+    from keel_lab._core.pairing import Result
     ids = {c.id for c in calls}
     by_id = {}
     for r in results:
@@ -767,7 +767,7 @@ WRONG = [
     (pair_by_id_number, "your function raised ValueError: invalid literal for int()"),
     (pair_ids, "starts with the id"),
     (pair_as_dict, "returned a dict, expected a list of (call, result) pairs"),
-    (pair_by_delegation, "hands the exercise to the lab's own keel_lab.core.pairing.by_call_id"),
+    (pair_by_delegation, "hands the exercise to the lab's own keel_lab._core.pairing.by_call_id"),
     (zip_position, "you paired the n-th call with the n-th result"),
     (sorted_zip, "you paired the calls with the results sorted by id"),
     (dict_no_checks, "has two results, 'first' and 'second'; your pairs hold ['second']"),

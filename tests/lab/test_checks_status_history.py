@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from keel_lab.course.checks.partial_success import CASES, story, verify_status_history
+from keel_lab.course._checks.partial_success import CASES, story, verify_status_history
 
 pytestmark = pytest.mark.ch5
 
@@ -921,8 +921,8 @@ WRONG = [
                      "tool.awaiting_approval(approval_required)]: expected "
                      "['waiting_for_approval'], got ['waiting']"),
     (with_the_labs_rule, "hands the exercise to the lab's own "
-                         "keel_lab.core.partial_success.run_status"),
-    (built_name, "hands the exercise to the lab's own keel_lab.core.partial_success.run_status"),
+                         "keel_lab._core.partial_success.run_status"),
+    (built_name, "hands the exercise to the lab's own keel_lab._core.partial_success.run_status"),
     (returns_nothing, "one lookup, answered [model.called, tool.requested, tool.finished, "
                       "model.called]: your function returned None"),
     (missing_invalid_output, "a tool that returns no JSON object [model.called, tool.requested, "

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.cli import BROKEN_PIPE, OUTPUT_FAILED, main
-from keel_lab.course.experiments.registry import EXPERIMENTS
-from keel_lab.course.experiments.report import Report
+from keel_cli._command import BROKEN_PIPE, OUTPUT_FAILED, main
+from keel_lab.course._experiments.registry import EXPERIMENTS
+from keel_lab.course._experiments.report import Report
 
 pytestmark = pytest.mark.lab_wide
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.cli import main, parser
-from keel_lab.core.errors import Said
-from keel_lab.core.streaming import Notice, Readiness
-from keel_lab.course.data import root
-from keel_lab.providers.diagnosis import Diagnosis, WireCallReport, diagnose_file
+from keel_cli._command import main, parser
+from keel_lab._core.errors import Said
+from keel_lab._core.streaming import Notice, Readiness
+from keel_lab.course._data import root
+from keel_lab.providers._diagnosis import Diagnosis, WireCallReport, diagnose_file
 
 pytestmark = pytest.mark.lab_wide
 
@@ -63,7 +63,7 @@ def test_the_examples_run_from_the_checkout(name, tmp_path):
             argv[argv.index("--out") + 1] = str(tmp_path / "plots")
         if name == "progress":  # a copy of the course's folder with no progress kept yet
             argv = [a if not a.startswith("workspace") else str(tmp_path) for a in argv]
-        done = subprocess.run([sys.executable, "-m", "keel_lab.cli", *argv], cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "keel_cli._command", *argv], cwd=ROOT,
                               capture_output=True, text=True, timeout=300)
         assert "error" not in done.stderr and done.returncode in (0, 1), (line, done.stderr)
         if "exit " in said:  # the exit code it promises
@@ -144,7 +144,7 @@ def test_each_sample_history_gets_its_verdict(name, verdict, capsys):
     assert main(["validate", str(HISTORIES / name)]) == code
     head = capsys.readouterr().out.splitlines()[0]
     assert head.startswith(f"{HISTORIES / name}: {fmt} conversation, ")
-    from keel_lab.providers.conversation import read_conversation, validate_conversation
+    from keel_cli._conversation import read_conversation, validate_conversation
     assert [p.kind for p in validate_conversation(*reversed(read_conversation(
         HISTORIES / name)))] == kinds
 

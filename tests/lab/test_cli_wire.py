@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.cli import main
+from keel_cli._command import main
 
 pytestmark = pytest.mark.ch7
 
@@ -148,7 +148,7 @@ def test_validate_unreadable(tmp_path, capsys, content, message):
 
 
 def test_validate_escapes_terminal_sequences_from_the_file(tmp_path, capsys):
-    from keel_lab.cli import main
+    from keel_cli._command import main
 
     bad_id = "call_\x1b[31mred\x1b[0m"
     history = [{"role": "user", "content": "q"},

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from keel_cli import _command as cli
 from keel_course import lab, workspace
-from keel_lab import cli, i18n
-from keel_lab.core.tables import width_of, wrap
+from keel_lab import _i18n as i18n
+from keel_lab._core.tables import width_of, wrap
 
 pytestmark = pytest.mark.lab_wide
 

@@ -3,7 +3,7 @@ import asyncio
 import pytest
 
 from keel_lab import run_coroutine
-from keel_lab.core.clock import now
+from keel_lab._core.clock import now
 
 pytestmark = pytest.mark.ch2
 

@@ -5,9 +5,9 @@ import json
 
 import pytest
 
+from keel_cli._conversation import read_conversation, validate_conversation
 from keel_lab import LabError
-from keel_lab.core.strict_json import MAX_DEPTH
-from keel_lab.providers.conversation import read_conversation, validate_conversation
+from keel_lab._core.strict_json import MAX_DEPTH
 
 pytestmark = pytest.mark.ch1
 

@@ -13,7 +13,7 @@ from keel_lab import (
     UserMessage,
     validate_history,
 )
-from keel_lab.providers.anthropic_messages import from_anthropic, to_anthropic, validate_anthropic
+from keel_lab.providers._anthropic_messages import from_anthropic, to_anthropic, validate_anthropic
 
 pytestmark = pytest.mark.ch1
 
@@ -86,7 +86,7 @@ def test_langchain_round_trip():
     from langchain_core.messages import AIMessage
     from langchain_core.messages import ToolMessage as LcToolMessage
 
-    from keel_lab.providers.langchain_messages import from_langchain, to_langchain
+    from keel_lab.providers._langchain_messages import from_langchain, to_langchain
     lc = to_langchain(HISTORY)
     ai = lc[2]
     assert isinstance(ai, AIMessage)
@@ -98,7 +98,7 @@ def test_langchain_round_trip():
 
 
 def test_langchain_keeps_bad_json_as_invalid_tool_calls():
-    from keel_lab.providers.langchain_messages import from_langchain, to_langchain
+    from keel_lab.providers._langchain_messages import from_langchain, to_langchain
     history = [UserMessage("q"), AssistantMessage("", (ToolCall("c1", "f", '{"a": '),)),
                ToolMessage("c1", "f", "error")]
     [_, ai, _] = to_langchain(history)
@@ -108,7 +108,7 @@ def test_langchain_keeps_bad_json_as_invalid_tool_calls():
 
 
 def test_openai_reader_refuses_anthropic_blocks_instead_of_skipping_them():
-    from keel_lab.providers.openai_messages import from_openai
+    from keel_lab.providers._openai_messages import from_openai
     with pytest.raises(LabError, match=r"messages\[1\]\.content\[0\]: a 'tool_use' block is "
                                        r"Anthropic's format"):
         from_openai([Q, use(1, "toolu_a")])
@@ -128,7 +128,7 @@ def test_openai_reader_refuses_anthropic_blocks_instead_of_skipping_them():
     ({"role": "tool", "tool_call_id": 10**5000, "content": ""}, "got a huge integer"),
 ])
 def test_openai_reader_names_the_field_and_what_was_expected(message, expected):
-    from keel_lab.providers.openai_messages import from_openai
+    from keel_lab.providers._openai_messages import from_openai
     with pytest.raises(LabError, match=expected):
         from_openai([message])
 

@@ -3,10 +3,10 @@ from pathlib import Path
 
 import pytest
 
+from keel_cli._command import main
 from keel_lab import LabError, incident_tools
-from keel_lab.cli import main
 from keel_lab.course import data, fonts
-from keel_lab.course.experiments.providers import stream_names, stream_report
+from keel_lab.course._experiments.providers import stream_names, stream_report
 
 pytestmark = pytest.mark.lab_wide
 

@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.core.errors import LabError
-from keel_lab.providers import record
+from keel_cli import record
+from keel_lab._core.errors import LabError
 
 pytestmark = pytest.mark.lab_wide
 
@@ -181,7 +181,7 @@ def test_the_check_sees_what_is_missing():
     assert [(i.module, i.core) for i in imports] == [
         ("wcwidth", True), ("httpx", False), ("nope", False)]
     assert [line.split(": ", 1)[0] for line in undeclared(imports)] == ["keel_lab/example.py:5"]
-    for owner in ("keel_lab.course.experiments", "notebooks/07_providers.ipynb"):
+    for owner in ("keel_lab.course._experiments", "notebooks/07_providers.ipynb"):
         assert undeclared([Import("httpx", "x.py:4", lazy=True, owner=owner)]) == [
             "x.py:4: httpx (httpx) is not in [project] dependencies"]
     assert undeclared([Import("tomlkit", "x.py:1", lazy=False, owner="keel_course.cli")]) == []

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from keel_lab import LabError
-from keel_lab.core.strict_json import read_json
-from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
-from keel_lab.providers.formats import DONE
-from keel_lab.providers.formats import detect_stream as detect
-from keel_lab.providers.streams.records import (
+from keel_lab._core.strict_json import read_json
+from keel_lab.providers._diagnosis import diagnose, diagnose_file, read_stream
+from keel_lab.providers._formats import DONE
+from keel_lab.providers._formats import detect_stream as detect
+from keel_lab.providers._streams.records import (
     MAX_BYTES,
     parse_records,
     read_bytes,

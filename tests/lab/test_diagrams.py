@@ -5,11 +5,11 @@ import pytest
 from matplotlib.figure import Figure
 
 from keel_lab import OfflineAdapter, Runner
-from keel_lab.core.messages import ToolMessage
-from keel_lab.core.streaming import Finish
-from keel_lab.course.diagrams import STAGES, message_format, turn_pipeline
-from keel_lab.course.notebook import png
-from keel_lab.course.scenarios import COMPARE, offline_stream
+from keel_lab._core.messages import ToolMessage
+from keel_lab._core.streaming import Finish
+from keel_lab.course._diagrams import STAGES, message_format, turn_pipeline
+from keel_lab.course._notebook import png
+from keel_lab.course._scenarios import COMPARE, offline_stream
 
 pytestmark = pytest.mark.ch1
 

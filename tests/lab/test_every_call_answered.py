@@ -27,7 +27,7 @@ from keel_lab import (
     Toolset,
     validate_history,
 )
-from keel_lab.core.streaming import Finish, ToolCallDelta
+from keel_lab._core.streaming import Finish, ToolCallDelta
 
 pytestmark = pytest.mark.ch1
 

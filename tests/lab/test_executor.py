@@ -4,7 +4,7 @@ import time
 import pytest
 
 from keel_lab import Executor, Tool, ToolRequest, Toolset, run_coroutine
-from keel_lab.core.executor import seeded_latency
+from keel_lab._core.executor import seeded_latency
 
 pytestmark = pytest.mark.ch3
 
@@ -91,7 +91,7 @@ def test_seeded_latency_is_stable_per_call():
 
 
 def test_the_default_collector_keeps_request_order_and_own_results(tools):
-    from keel_lab.core.executor import gather_by_call_id
+    from keel_lab._core.executor import gather_by_call_id
     latency = {"c0": 0.3, "c1": 0.1, "c2": 0.2}
     lab = run_coroutine(Executor(3, lambda r: latency[r.call_id]).execute(READS, tools))
     explicit = run_coroutine(Executor(3, lambda r: latency[r.call_id],

@@ -12,7 +12,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from expected_calls import EXPECTED, STREAMS, Call, NotRun, recordings
 
-from keel_lab.providers.diagnosis import diagnose_file
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.ch7
 

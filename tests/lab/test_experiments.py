@@ -5,11 +5,11 @@ import random
 import pytest
 
 from keel_lab import LabError
-from keel_lab.core.clock import run_coroutine
-from keel_lab.core.ids import RunIds
-from keel_lab.core.streaming import cancel_after
-from keel_lab.course.experiments.batching import timeline
-from keel_lab.course.experiments.block_close import (
+from keel_lab._core.clock import run_coroutine
+from keel_lab._core.ids import RunIds
+from keel_lab._core.streaming import cancel_after
+from keel_lab.course._experiments.batching import timeline
+from keel_lab.course._experiments.block_close import (
     POLICIES,
     Close,
     block_close,
@@ -17,8 +17,8 @@ from keel_lab.course.experiments.block_close import (
     plan_turn,
     play,
 )
-from keel_lab.course.experiments.faults import eager_executions, faults
-from keel_lab.course.experiments.pairing import (
+from keel_lab.course._experiments.faults import eager_executions, faults
+from keel_lab.course._experiments.pairing import (
     calls_sweep,
     exceptions,
     order,
@@ -26,17 +26,17 @@ from keel_lab.course.experiments.pairing import (
     spread_sweep,
     theory,
 )
-from keel_lab.course.experiments.partial_success import partial_success
-from keel_lab.course.experiments.providers import STREAMS, stream_report
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.experiments.streaming import (
+from keel_lab.course._experiments.partial_success import partial_success
+from keel_lab.course._experiments.providers import STREAMS, stream_report
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._experiments.streaming import (
     bad_sibling,
     cancellation,
     chunk_rows,
     chunk_table,
 )
-from keel_lab.course.scenarios import compare_question, offline_stream
-from keel_lab.providers.diagnosis import diagnose_file
+from keel_lab.course._scenarios import compare_question, offline_stream
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.lab_wide
 
@@ -181,7 +181,7 @@ def test_compare_question():
 
 
 def test_outcome_mix_business_errors_complete_crashes_fail():
-    from keel_lab.course.experiments.partial_success import outcome_mix
+    from keel_lab.course._experiments.partial_success import outcome_mix
     rows = outcome_mix((0.0, 0.3), runs=60, seed=1).rows
     assert rows[0] == {"failure_rate": 0.0, "completed": 1.0, "partial": 0.0, "failed": 0.0,
                        "failed_if_fail_fast": 0.0}
@@ -266,7 +266,7 @@ def test_a_call_cut_by_the_token_limit_never_runs_whatever_the_finish_says(finis
 
 
 def test_gather_does_not_cancel_the_siblings_of_a_raising_call():
-    from keel_lab.course.experiments.pairing import gather_siblings
+    from keel_lab.course._experiments.pairing import gather_siblings
     rows = {r["collector"]: r for r in gather_siblings().rows}
     plain, kept, group = (rows["gather"], rows["gather(return_exceptions=True)"],
                           rows["TaskGroup"])

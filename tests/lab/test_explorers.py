@@ -3,8 +3,8 @@ moves them."""
 
 import pytest
 
-from keel_lab.course.experiments.pairing import pairing
-from keel_lab.course.explorers import EXPLORERS, pairing_explorer, partial_success_explorer
+from keel_lab.course._experiments.pairing import pairing
+from keel_lab.course._explorers import EXPLORERS, pairing_explorer, partial_success_explorer
 
 pytestmark = pytest.mark.lab_wide
 

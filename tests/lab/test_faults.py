@@ -5,7 +5,7 @@ import asyncio
 import pytest
 
 from keel_lab import run_status
-from keel_lab.course.experiments.faults import (
+from keel_lab.course._experiments.faults import (
     FAULTS,
     LAB_FAULTS,
     SYMPTOMS,

@@ -1,6 +1,6 @@
 import pytest
 
-from keel_lab.providers.fields import shown
+from keel_lab.providers._fields import shown
 
 pytestmark = pytest.mark.lab_wide
 

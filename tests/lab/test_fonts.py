@@ -10,10 +10,10 @@ from fontTools.ttLib import TTFont
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from keel_lab import i18n
-from keel_lab.course import fonts
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.plots import PLOTS, plot
+from keel_lab import _i18n as i18n
+from keel_lab.course import _fonts as fonts
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._plots import PLOTS, plot
 
 pytestmark = pytest.mark.lab_wide
 

@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 
+from keel_cli._conversation import read_conversation, validate_conversation
 from keel_lab import LabError, OfflineAdapter, Runner, SystemMessage
-from keel_lab.course.scenarios import compare_question
-from keel_lab.providers.anthropic_messages import to_anthropic
-from keel_lab.providers.conversation import read_conversation, validate_conversation
-from keel_lab.providers.gemini_messages import to_gemini
-from keel_lab.providers.openai_messages import to_openai
-from keel_lab.providers.responses_messages import to_responses
+from keel_lab.course._scenarios import compare_question
+from keel_lab.providers._anthropic_messages import to_anthropic
+from keel_lab.providers._gemini_messages import to_gemini
+from keel_lab.providers._openai_messages import to_openai
+from keel_lab.providers._responses_messages import to_responses
 
 pytestmark = [pytest.mark.ch1, pytest.mark.slow]
 

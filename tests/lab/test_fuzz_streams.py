@@ -23,11 +23,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 
+from keel_cli._command import main
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.providers.diagnosis import _convert
-from keel_lab.providers.formats import STREAM_FORMATS, detect_stream
-from keel_lab.providers.streams.records import iter_records, read_file
+from keel_lab.providers._diagnosis import _convert
+from keel_lab.providers._formats import STREAM_FORMATS, detect_stream
+from keel_lab.providers._streams.records import iter_records, read_file
 
 pytestmark = [pytest.mark.ch7, pytest.mark.slow]
 

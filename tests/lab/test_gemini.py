@@ -7,14 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from keel_cli._command import main
+from keel_cli._conversation import read_conversation, validate_conversation
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.core.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from keel_lab.core.protocol import ToolCall
-from keel_lab.providers.conversation import read_conversation, validate_conversation
-from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
-from keel_lab.providers.formats import detect_history, detect_stream
-from keel_lab.providers.gemini_messages import (
+from keel_lab._core.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from keel_lab._core.protocol import ToolCall
+from keel_lab.providers._diagnosis import diagnose, diagnose_file, read_stream
+from keel_lab.providers._formats import detect_history, detect_stream
+from keel_lab.providers._gemini_messages import (
     COUNT,
     from_gemini,
     thought_signatures,

@@ -5,15 +5,15 @@ import json
 import pytest
 
 from keel_lab import Executor, ToolRequest, incident_tools, run_coroutine
-from keel_lab.core.executor import seeded_latency
-from keel_lab.course.production.graph import (
+from keel_lab._core.executor import seeded_latency
+from keel_lab.course._production.graph import (
     Access,
     GraphExecutor,
     argument_access,
     dependencies,
     depths,
 )
-from keel_lab.course.scenarios import turn_requests
+from keel_lab.course._scenarios import turn_requests
 
 pytestmark = pytest.mark.ch8
 

@@ -1,7 +1,7 @@
 import pytest
 
 from keel_lab import AssistantMessage, ToolCall, ToolMessage, UserMessage, validate_history
-from keel_lab.core.history import MISSING_RESULTS
+from keel_lab._core.history import MISSING_RESULTS
 
 pytestmark = pytest.mark.ch1
 

@@ -12,13 +12,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from keel_cli._command import main
+from keel_cli._conversation import read_conversation, validate_conversation
 from keel_lab import AssistantMessage, LabError, ToolCall, ToolMessage, UserMessage
-from keel_lab.cli import main
-from keel_lab.core.history import validate_history
-from keel_lab.providers.anthropic_messages import validate_anthropic
-from keel_lab.providers.conversation import read_conversation, validate_conversation
-from keel_lab.providers.formats import detect_history
-from keel_lab.providers.gemini_messages import from_gemini, validate_gemini
+from keel_lab._core.history import validate_history
+from keel_lab.providers._anthropic_messages import validate_anthropic
+from keel_lab.providers._formats import detect_history
+from keel_lab.providers._gemini_messages import from_gemini, validate_gemini
 
 pytestmark = pytest.mark.ch1
 

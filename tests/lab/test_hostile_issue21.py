@@ -16,11 +16,11 @@ from urllib.parse import quote
 import pytest
 from raw_http import read_request
 
+from keel_cli._command import PROMPT, UNAVAILABLE, main
+from keel_cli._record import RecordFailed, plan, record
 from keel_lab import incident_tools
-from keel_lab.cli import PROMPT, UNAVAILABLE, main
-from keel_lab.core.errors import LabError
-from keel_lab.providers.diagnosis import diagnose_file
-from keel_lab.providers.record import RecordFailed, plan, record
+from keel_lab._core.errors import LabError
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.ch7
 

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_install import _run, installed, wheel  # noqa: F401 - the wheel and its install
 
-from keel_lab import i18n
-from keel_lab.core.errors import LabError
-from keel_lab.course.checks.partial_success import verify_status_history
-from keel_lab.course.checks.verdict import Verdict
-from keel_lab.course.progress import Progress
-from keel_lab.i18n import _, language, ngettext, set_language, translations
+from keel_lab import _i18n as i18n
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import _, language, ngettext, set_language, translations
+from keel_lab.course._checks.partial_success import verify_status_history
+from keel_lab.course._checks.verdict import Verdict
+from keel_lab.course._progress import Progress
 
 pytestmark = pytest.mark.lab_wide
 
@@ -79,7 +79,7 @@ def test_chinese_from_the_environment_or_set_language(monkeypatch):
 
 
 def test_a_copy_made_before_the_move_still_sets_its_language():
-    from keel_lab.course.i18n import set_language as old_place
+    from keel_lab._i18n import set_language as old_place
 
     assert old_place is set_language
 
@@ -235,7 +235,7 @@ def test_the_progress_table_in_chinese(tmp_path):
 
 
 def test_the_installed_wheel_carries_the_catalog_and_the_font(installed):  # noqa: F811
-    done = _run("from keel_lab.i18n import _, set_language; set_language('zh'); "
+    done = _run("from keel_lab._i18n import _, set_language; set_language('zh'); "
                 "from keel_lab.course import fonts, plots; import os; "
                 "print(_('PASSED'), os.path.getsize(fonts.font_path()) > 0)", installed)
     assert done.returncode == 0, done.stderr

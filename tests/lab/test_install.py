@@ -23,16 +23,16 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from keel_lab.course import data
-from keel_lab.course.experiments.providers import stream_report
+from keel_lab.course import _data as data
+from keel_lab.course._experiments.providers import stream_report
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
-SOURCES = ("keel_lab", "keel_course", "data")  # what pyproject.toml's packages come from
+SOURCES = ("keel_lab", "keel_cli", "keel_course", "data")  # pyproject.toml's packages come from
 STREAM = "openai-chat/parallel_calls.sse"
-SCENARIO = ("import sys; from keel_lab.cli import main; "
+SCENARIO = ("import sys; from keel_cli._command import main; "
             "sys.exit(main(['experiments', 'partial', '--json']))")
 
 
@@ -80,14 +80,14 @@ def test_every_data_file_is_in_the_wheel(wheel):
 
 def test_every_module_is_in_the_wheel(wheel):
     """pyproject.toml lists the packages (a find would miss keel_lab.data): none forgotten."""
-    modules = {p.relative_to(ROOT).as_posix() for package in ("keel_lab", "keel_course")
+    modules = {p.relative_to(ROOT).as_posix() for package in ("keel_lab", "keel_cli", "keel_course")
                for p in (ROOT / package).rglob("*.py")}
     assert modules - set(zipfile.ZipFile(wheel).namelist()) == set()
 
 
 def test_the_installed_copy_reads_its_own_data(installed):
     done = _run("import keel_lab; from keel_lab.course import data, fonts; "
-                "from keel_lab.course.experiments.providers import stream_names, stream_report; "
+                "from keel_lab.course._experiments.providers import stream_names, stream_report; "
                 "print(keel_lab.__file__); print(data.root()); print(fonts.font_path()); "
                 "print(len(data.incidents()), len(stream_names()), "
                 f"len(stream_report({STREAM!r}).rows))", installed)

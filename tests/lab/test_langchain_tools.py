@@ -6,7 +6,7 @@ import pytest
 from langchain_core.messages import ToolMessage
 
 from keel_lab import incident_tools
-from keel_lab.providers.langchain_tools import to_langchain_tool
+from keel_lab.providers._langchain_tools import to_langchain_tool
 
 pytestmark = pytest.mark.ch1
 

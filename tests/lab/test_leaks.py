@@ -1,4 +1,4 @@
-"""Calls written into a turn's text (keel_lab.providers.leaks): found with where, and only them."""
+"""Calls written into a turn's text (keel_lab.providers._leaks): found with where, and only them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keel_lab.providers.leaks import Leak, describe, leaked_calls
+from keel_lab.providers._leaks import Leak, describe, leaked_calls
 
 pytestmark = pytest.mark.ch7
 

@@ -57,7 +57,7 @@ def _answer(tools, results_by_id):
 
 
 def _incident(i):
-    from keel_lab.course import data
+    from keel_lab.course import _data as data
     return json.dumps(data.incidents()[i])
 
 

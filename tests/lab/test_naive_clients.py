@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.course.experiments.naive_clients import (
+from keel_cli._command import main
+from keel_lab.course._experiments.naive_clients import (
     READINGS,
     compare,
     dedupe_name_arguments,
@@ -18,9 +18,9 @@ from keel_lab.course.experiments.naive_clients import (
     naive_clients,
     turn,
 )
-from keel_lab.course.experiments.providers import stream_names
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.plots import plot
+from keel_lab.course._experiments.providers import stream_names
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._plots import plot
 
 pytestmark = pytest.mark.ch7
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from keel_lab.course.experiments.batching import timeline
-from keel_lab.course.experiments.pairing import pairing
-from keel_lab.course.notebook import (
+from keel_lab.course._experiments.batching import timeline
+from keel_lab.course._experiments.pairing import pairing
+from keel_lab.course._notebook import (
     SNAPSHOT_NOTE,
     WIDGET_VIEW,
     Explorer,
@@ -14,7 +14,7 @@ from keel_lab.course.notebook import (
     slider,
     static_outputs,
 )
-from keel_lab.course.plots import pairing_bars
+from keel_lab.course._plots import pairing_bars
 
 pytestmark = pytest.mark.lab_wide
 
@@ -91,7 +91,7 @@ def test_the_snapshot_leaves_out_a_table_the_explorer_hides():
 
 def test_displayed_it_carries_the_live_view_and_the_snapshot(monkeypatch):
     shown = []
-    monkeypatch.setattr("keel_lab.course.notebook.display",
+    monkeypatch.setattr("keel_lab.course._notebook.display",
                         lambda obj, raw=False: shown.append((obj, raw)))
     ex = Explorer(lambda limit: timeline(limit=limit), {"limit": slider("limit", 4, 1, 6)})
     shown.clear()

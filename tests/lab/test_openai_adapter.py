@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-from keel_lab.providers.openai_adapter import OpenAIChatAdapter
+from keel_lab.providers._openai_adapter import OpenAIChatAdapter
 
 pytestmark = pytest.mark.ch7
 

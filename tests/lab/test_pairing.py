@@ -4,7 +4,7 @@ import math
 import pytest
 
 from keel_lab import ToolCall, run_coroutine
-from keel_lab.core.pairing import (
+from keel_lab._core.pairing import (
     STRATEGIES,
     Result,
     by_call_id,
@@ -89,6 +89,6 @@ def test_every_strategy_is_right_when_nothing_reorders_or_skips(name):
 
 
 def test_theory_matches_factorial():
-    from keel_lab.course.experiments.pairing import theory
+    from keel_lab.course._experiments.pairing import theory
     assert [round(theory(n), 4) for n in (1, 2, 3, 4)] == [0, 0.5, round(1 - 1 / 6, 4),
                                                            round(1 - 1 / math.factorial(4), 4)]

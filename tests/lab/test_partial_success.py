@@ -1,7 +1,7 @@
 import pytest
 
 from keel_lab import OfflineAdapter, Runner, run_status
-from keel_lab.core.partial_success import Status, is_business_error
+from keel_lab._core.partial_success import Status, is_business_error
 
 pytestmark = pytest.mark.ch5
 
@@ -28,9 +28,9 @@ def test_business_errors():
 
 
 def test_outcome_mix_draws_end_runs_as_the_runner_ends_them():
-    from keel_lab.course.experiments.faults import fail_fast
-    from keel_lab.course.experiments.partial_success import flaky_tools, run_outcome
-    from keel_lab.course.scenarios import compare_question
+    from keel_lab.course._experiments.faults import fail_fast
+    from keel_lab.course._experiments.partial_success import flaky_tools, run_outcome
+    from keel_lab.course._scenarios import compare_question
     question = compare_question(3)
     for k in range(60):
         key = f"0:0.4:{k}"

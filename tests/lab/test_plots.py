@@ -1,8 +1,8 @@
 import pytest
 from matplotlib.figure import Figure
 
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.plots import PLOTS, plot
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._plots import PLOTS, plot
 
 pytestmark = pytest.mark.lab_wide
 
@@ -25,8 +25,8 @@ def test_bar_plots_have_legends():
 
 
 def test_stream_plot_marks_every_fragment_so_interleaving_shows():
-    from keel_lab.course.experiments.streaming import chunk_table
-    from keel_lab.course.plots import stream_plot
+    from keel_lab.course._experiments.streaming import chunk_table
+    from keel_lab.course._plots import stream_plot
 
     report = chunk_table("Which is more severe, INC-001, INC-002 or INC-003?", seed=2,
                          chunk_size=5)

@@ -2,15 +2,15 @@
 
 import pytest
 
-from keel_lab.course.experiments.production import (
+from keel_lab.course._experiments.production import (
     crash_and_resume,
     event_store,
     rendering,
     scheduling,
     screen,
 )
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.plots import plot
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._plots import plot
 
 pytestmark = pytest.mark.ch8
 

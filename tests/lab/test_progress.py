@@ -20,14 +20,14 @@ from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 from test_checks_status_history import by_segments, final_only
 
+from keel_cli._command import main
 from keel_course.editions import exercises
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.course import progress
-from keel_lab.course.cells import CHECK_MARK
-from keel_lab.course.checks import VERIFIERS, check
-from keel_lab.course.checks.verdict import ExerciseNotPassed
-from keel_lab.course.progress import CHAPTERS, FILE, SWITCH, read, show_progress
+from keel_lab.course import _progress as progress
+from keel_lab.course._cells import CHECK_MARK
+from keel_lab.course._checks import VERIFIERS, check
+from keel_lab.course._checks.verdict import ExerciseNotPassed
+from keel_lab.course._progress import CHAPTERS, FILE, SWITCH, read, show_progress
 
 pytestmark = pytest.mark.lab_wide
 
@@ -286,7 +286,7 @@ def _notebook(check_source: str) -> dict[str, Any]:
     body = "def status_history(events):\n    return ['completed']\n"
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "## Exercise 5"},
-        cell("from keel_lab.course.checks import check"),
+        cell("from keel_lab.course._checks import check"),
         cell(body, "exercise"), cell(check_source, "check")]}
 
 

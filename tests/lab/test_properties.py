@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keel_lab.providers.diagnosis import diagnose
+from keel_lab.providers._diagnosis import diagnose
 
 pytestmark = pytest.mark.ch4
 

@@ -12,7 +12,7 @@ from keel_lab import (
     parse_arguments,
     to_openai,
 )
-from keel_lab.core.protocol import call_problems
+from keel_lab._core.protocol import call_problems
 
 pytestmark = pytest.mark.ch1
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from keel_lab.core.errors import LabError
-from keel_lab.course.experiments.providers import (
+from keel_lab._core.errors import LabError
+from keel_lab.course._experiments.providers import (
     GROUP_ORDER,
     GROUP_WORDS,
     POLICIES,
@@ -13,7 +13,7 @@ from keel_lab.course.experiments.providers import (
     stream_names,
     tool_message_fields,
 )
-from keel_lab.course.plots import quirks_plot
+from keel_lab.course._plots import quirks_plot
 
 pytestmark = pytest.mark.ch7
 

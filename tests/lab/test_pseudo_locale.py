@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.core.errors import LabError
-from keel_lab.course import data
-from keel_lab.course.experiments.providers import quirks_report, recordings_report
-from keel_lab.i18n import language, set_language
-from keel_lab.providers.conversation import read_conversation, validate_conversation
-from keel_lab.providers.diagnosis import diagnose_file
+from keel_cli._command import main
+from keel_cli._conversation import read_conversation, validate_conversation
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import language, set_language
+from keel_lab.course import _data as data
+from keel_lab.course._experiments.providers import quirks_report, recordings_report
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.lab_wide
 

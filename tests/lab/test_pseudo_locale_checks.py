@@ -16,14 +16,15 @@ from pathlib import Path
 import pytest
 from test_checks_hints import reference
 
-from keel_lab.core.errors import LabError
-from keel_lab.course.checks import VERIFIERS
-from keel_lab.course.exercises import EXERCISES
-from keel_lab.i18n import N_, set_language, speaking
+from keel_lab._core.errors import LabError
+from keel_lab._i18n import N_, set_language, speaking
+from keel_lab.course._checks import VERIFIERS
+from keel_lab.course._exercises import EXERCISES
 
 pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("keel_lab", "keel_cli", "keel_course")
 PSEUDO = "\u27e6"  # how every message of the pseudo-locale begins
 
 
@@ -75,42 +76,42 @@ def test_the_tables_are_found():
 
 
 def _turn():
-    from keel_lab.core.ids import RunIds
-    from keel_lab.core.model import Turn
+    from keel_lab._core.ids import RunIds
+    from keel_lab._core.model import Turn
 
     return Turn(RunIds.seeded(0), 0)
 
 
 def script_exhausted(tmp, mp):
-    from keel_lab.core.model import ScriptedAdapter
-    from keel_lab.core.tools import Toolset
+    from keel_lab._core.model import ScriptedAdapter
+    from keel_lab._core.tools import Toolset
 
     ScriptedAdapter([]).complete([], Toolset.of([]), _turn())
 
 
 def dict_message(tmp, mp):
-    from keel_lab.core.history import validate_history
+    from keel_lab._core.history import validate_history
 
     validate_history([{"role": "user", "content": "x"}])
 
 
 def not_a_message(tmp, mp):
-    from keel_lab.core.history import validate_history
+    from keel_lab._core.history import validate_history
 
     validate_history([3])
 
 
 def no_tools(tmp, mp):
-    from keel_lab.core.model import ScriptedAdapter
-    from keel_lab.core.runner import Runner
+    from keel_lab._core.model import ScriptedAdapter
+    from keel_lab._core.runner import Runner
 
     Runner(ScriptedAdapter([]))
 
 
 def _approve(status, pending=(), resumed=None):
-    from keel_lab.core.protocol import ToolRequest
-    from keel_lab.core.runner import Pause, Runner, RunResult
-    from keel_lab.course.offline_model import OfflineAdapter
+    from keel_lab._core.protocol import ToolRequest
+    from keel_lab._core.runner import Pause, Runner, RunResult
+    from keel_lab.course._offline_model import OfflineAdapter
 
     requests = tuple(ToolRequest(i, "restart_service", "{}", {}) for i in pending)
     pause = None if resumed is None else Pause(resumed)
@@ -135,7 +136,7 @@ def no_decision(tmp, mp):
 
 
 def _read_progress(tmp, content):
-    from keel_lab.course import progress
+    from keel_lab.course import _progress as progress
 
     path = tmp / "progress.json"
     path.write_bytes(content if isinstance(content, bytes) else
@@ -144,13 +145,13 @@ def _read_progress(tmp, content):
 
 
 def no_such_path(tmp, mp):
-    from keel_lab.course import progress
+    from keel_lab.course import _progress as progress
 
     progress.find(tmp / "nothing-here")
 
 
 def not_a_file(tmp, mp):
-    from keel_lab.course import progress
+    from keel_lab.course import _progress as progress
 
     progress.read(Path("/dev/null"))
 
@@ -180,44 +181,44 @@ def field_type(tmp, mp):
 
 
 def bad_range(tmp, mp):
-    from keel_lab.course.sampling import binomial_range
+    from keel_lab.course._sampling import binomial_range
 
     binomial_range(2.0, 10)
 
 
 def data_missing(tmp, mp):
-    from keel_lab.course import data
+    from keel_lab.course import _data as data
 
     data.path("no-such-data-set.json")
 
 
 def bad_chunk_size(tmp, mp):
-    from keel_lab.course.offline_model import OfflineAdapter
+    from keel_lab.course._offline_model import OfflineAdapter
 
     OfflineAdapter(chunk_size=0)
 
 
 def no_question(tmp, mp):
-    from keel_lab.course.offline_model import OfflineAdapter
+    from keel_lab.course._offline_model import OfflineAdapter
 
     model = OfflineAdapter()
     model.complete([], model.tools, _turn())
 
 
 def not_responses(tmp, mp):
-    from keel_lab.course.experiments.providers import response_items
+    from keel_lab.course._experiments.providers import response_items
 
     response_items("anthropic/parallel_calls.sse")
 
 
 def no_trials(tmp, mp):
-    from keel_lab.course.experiments.block_close import block_close
+    from keel_lab.course._experiments.block_close import block_close
 
     block_close(trials=0)
 
 
 def not_json_output(tmp, mp):
-    from keel_lab.cli import json_text
+    from keel_cli._command import json_text
 
     json_text(float("nan"))
 
@@ -228,8 +229,8 @@ def unknown_language(tmp, mp):
 
 def no_stream(tmp, mp):
     """`record`'s failure is the CLI's `Unavailable` (exit 69), with the failure's code."""
-    from keel_lab import cli
-    from keel_lab.providers import record
+    from keel_cli import _command as cli
+    from keel_cli import record
 
     class Request:
         format, url, model = "openai-chat", "http://localhost:1", "m"
@@ -271,7 +272,7 @@ def test_a_mistake_carries_its_code_in_any_language(raises, tmp_path, monkeypatc
 
 
 def test_both_experiments_refuse_no_trials_alike():
-    from keel_lab.course.experiments.trials import TrialSpec, run_trials
+    from keel_lab.course._experiments.trials import TrialSpec, run_trials
 
     with pytest.raises(LabError) as err:
         run_trials({}, 0, TrialSpec(), 0)
@@ -301,7 +302,7 @@ def test_every_lab_error_has_a_code_and_a_template():
     `LabError("code", N_("template"), **params)`: a code first, then a template, never one
     rendered message. Until every package is converted, this lists the calls left."""
     trees = {path: ast.parse(path.read_text(encoding="utf-8"))
-             for folder in ("keel_lab", "keel_course") for path in (ROOT / folder).rglob("*.py")}
+             for folder in PACKAGES for path in (ROOT / folder).rglob("*.py")}
     classes = [(node.name, {_name(b) for b in node.bases}) for tree in trees.values()
                for node in ast.walk(tree) if isinstance(node, ast.ClassDef)]
     known = {"LabError"}

@@ -10,6 +10,7 @@ import pytest
 pytestmark = pytest.mark.ch7
 
 ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("keel_lab", "keel_cli", "keel_course")
 SOURCES = "docs/stream-quirks-sources.md"
 QUIRKS = "docs/stream-quirks.md"
 REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/"
@@ -49,7 +50,7 @@ def test_the_code_cites_files_of_the_repository_only():
     """Docstrings and comments point at docs/ and the README, never at a folder outside the
     repository (the course's reference collection stays out of the code)."""
     outside = re.compile(r"shared/reference|\.\./shared|stream-quirks-more\.md|\b000_\w+\.txt")
-    cited = [f"{path.relative_to(ROOT)}:{n}" for folder in ("keel_lab", "keel_course", "scripts")
+    cited = [f"{path.relative_to(ROOT)}:{n}" for folder in (*PACKAGES, "scripts")
              for path in sorted((ROOT / folder).rglob("*.py"))
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if outside.search(line)]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.providers.diagnosis import diagnose, diagnose_file, read_stream
+from keel_cli._command import main
+from keel_lab.providers._diagnosis import diagnose, diagnose_file, read_stream
 
 pytestmark = pytest.mark.ch7
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from keel_cli._command import main
 from keel_lab import Runner, incident_tools, validate_history
-from keel_lab.cli import main
-from keel_lab.core.messages import AssistantMessage, ToolMessage, UserMessage
-from keel_lab.core.protocol import ToolCall
-from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file, read_stream
-from keel_lab.providers.openai_adapter import OpenAIChatAdapter
-from keel_lab.providers.replay import ReplayServer
+from keel_lab._core.messages import AssistantMessage, ToolMessage, UserMessage
+from keel_lab._core.protocol import ToolCall
+from keel_lab.providers._diagnosis import Diagnosis, diagnose, diagnose_file, read_stream
+from keel_lab.providers._openai_adapter import OpenAIChatAdapter
+from keel_lab.providers._replay import ReplayServer
 
 pytestmark = pytest.mark.ch7
 

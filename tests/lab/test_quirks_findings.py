@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.providers.diagnosis import diagnose_file
+from keel_cli._command import main
+from keel_lab.providers._diagnosis import diagnose_file
 
 pytestmark = pytest.mark.ch7
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
+from keel_cli._command import main
+from keel_cli._conversation import validate_conversation
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.providers.anthropic_messages import from_anthropic, validate_anthropic
-from keel_lab.providers.conversation import validate_conversation
-from keel_lab.providers.diagnosis import diagnose, diagnose_file
-from keel_lab.providers.formats import detect_history
-from keel_lab.providers.responses_messages import validate_responses
+from keel_lab.providers._anthropic_messages import from_anthropic, validate_anthropic
+from keel_lab.providers._diagnosis import diagnose, diagnose_file
+from keel_lab.providers._formats import detect_history
+from keel_lab.providers._responses_messages import validate_responses
 
 pytestmark = pytest.mark.ch7
 

@@ -2,7 +2,7 @@
 from public test suites) are read by the lab as the providers meant them.
 
 What each turn means never comes from the lab: for openai-chat, openai-responses and anthropic it
-is what the official SDK's accumulator returns (keel_lab.course.experiments.accumulators.meant),
+is what the official SDK's accumulator returns (keel_lab.course._experiments.accumulators.meant),
 computed here; for the other formats it is the source test's own assertion, typed into
 SOURCES.json with the file and line it comes from. Calls the provider runs itself
 (`provider_calls`) must never be executable. A recording whose shape a reader cannot take yet
@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.course.experiments.accumulators import RunCall, meant, sources
-from keel_lab.providers.diagnosis import diagnose_file
-from keel_lab.providers.formats import STREAM_FORMATS
+from keel_cli._command import main
+from keel_lab.course._experiments.accumulators import RunCall, meant, sources
+from keel_lab.providers._diagnosis import diagnose_file
+from keel_lab.providers._formats import STREAM_FORMATS
 
 pytestmark = pytest.mark.ch7
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from keel_lab.cli import main
-from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
+from keel_cli._command import main
+from keel_lab.providers._diagnosis import Diagnosis, diagnose, diagnose_file
 
 pytestmark = pytest.mark.ch7
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
-from keel_lab.providers.formats import DONE
+from keel_lab.providers._diagnosis import Diagnosis, diagnose, diagnose_file
+from keel_lab.providers._formats import DONE
 
 pytestmark = pytest.mark.ch7
 

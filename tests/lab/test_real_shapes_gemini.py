@@ -28,10 +28,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from keel_cli._command import main
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.providers.diagnosis import Diagnosis, diagnose, diagnose_file
-from keel_lab.providers.streams.records import iter_records, parse_records
+from keel_lab.providers._diagnosis import Diagnosis, diagnose, diagnose_file
+from keel_lab.providers._streams.records import iter_records, parse_records
 
 pytestmark = pytest.mark.ch7
 

@@ -32,7 +32,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keel_lab.providers.diagnosis import diagnose, read_stream
+from keel_lab.providers._diagnosis import diagnose, read_stream
 
 pytestmark = pytest.mark.ch4
 

@@ -14,11 +14,12 @@ import pytest
 from raw_http import read_request
 
 import keel_lab
+from keel_cli import _record as record_module
+from keel_cli._command import PROMPT, UNAVAILABLE, main
+from keel_cli._record import RecordFailed, plan, record
 from keel_lab import incident_tools
-from keel_lab.cli import PROMPT, UNAVAILABLE, main
-from keel_lab.providers import record as record_module
-from keel_lab.providers.record import PROVIDERS, RecordFailed, plan, record
-from keel_lab.providers.replay import ReplayServer
+from keel_lab.providers._formats import PROVIDERS
+from keel_lab.providers._replay import ReplayServer
 
 pytestmark = pytest.mark.ch7
 
@@ -306,8 +307,9 @@ def test_ctrl_c_is_one_line_too(tmp_path):
 def test_no_other_module_of_the_lab_has_a_client_of_its_own():
     """The lab is offline; this command is the one whose point is the network. (The
     OpenAI adapter goes where its caller's base URL says: the replay server, in the course.)"""
-    root = Path(keel_lab.__file__).parent
-    clients = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+    root = Path(keel_lab.__file__).parent.parent
+    clients = sorted(p.relative_to(root).as_posix() for package in ("keel_lab", "keel_cli")
+                     for p in (root / package).rglob("*.py")
                      if re.search(r"\bhttpx\b|with_streaming_response|urllib\.request",
                                   p.read_text(encoding="utf-8")))
-    assert clients == ["providers/record.py"]
+    assert clients == ["keel_cli/_record.py"]

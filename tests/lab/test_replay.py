@@ -12,8 +12,8 @@ import openai
 import pytest
 
 from keel_lab import LabError, Runner, incident_tools, validate_history
-from keel_lab.providers.openai_adapter import OpenAIChatAdapter
-from keel_lab.providers.replay import ReplayServer
+from keel_lab.providers._openai_adapter import OpenAIChatAdapter
+from keel_lab.providers._replay import ReplayServer
 
 pytestmark = pytest.mark.ch7
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from keel_cli._command import main
+from keel_cli._conversation import read_conversation
 from keel_lab import LabError
-from keel_lab.cli import main
-from keel_lab.core.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
-from keel_lab.core.protocol import ToolCall
-from keel_lab.providers.conversation import read_conversation
-from keel_lab.providers.formats import HISTORY_FORMATS, detect_history
-from keel_lab.providers.responses_messages import (
+from keel_lab._core.messages import AssistantMessage, SystemMessage, ToolMessage, UserMessage
+from keel_lab._core.protocol import ToolCall
+from keel_lab.providers._formats import HISTORY_FORMATS, detect_history
+from keel_lab.providers._responses_messages import (
     from_responses,
     to_responses,
     validate_responses,

@@ -18,7 +18,7 @@ from keel_lab import (
     incident_tools,
     validate_history,
 )
-from keel_lab.course.experiments.streaming import corrupt
+from keel_lab.course._experiments.streaming import corrupt
 
 pytestmark = pytest.mark.ch5
 
@@ -275,7 +275,7 @@ def test_a_model_without_tools_needs_them_passed():
 
 
 def test_the_status_rule_is_an_argument():
-    from keel_lab.course.experiments.faults import fail_fast
+    from keel_lab.course._experiments.faults import fail_fast
 
     r = Runner(OfflineAdapter(), status_rule=fail_fast).run(
         "Which is more severe, INC-001 or INC-999?")
@@ -290,7 +290,7 @@ def _parsed(call):
 
 
 def test_may_start_runs_a_call_before_its_cancelled_turn_ends():
-    from keel_lab.course.experiments.faults import CancelledBeforeFinish
+    from keel_lab.course._experiments.faults import CancelledBeforeFinish
     note = "Add a note to INC-001, note: customer impact confirmed"
     lab = Runner(CancelledBeforeFinish(), stream=True).run(note)
     eager = Runner(CancelledBeforeFinish(), stream=True, may_start=_parsed).run(note)

@@ -2,8 +2,8 @@ import math
 
 import pytest
 
-from keel_lab.core.errors import LabError
-from keel_lab.course.sampling import binomial_range
+from keel_lab._core.errors import LabError
+from keel_lab.course._sampling import binomial_range
 
 pytestmark = pytest.mark.ch2
 

@@ -3,10 +3,10 @@
 import pytest
 
 from keel_lab import incident_tools
-from keel_lab.core.streaming import cancel_after
-from keel_lab.core.tools import ToolOutcome
-from keel_lab.course.production.screen import Phase, arrivals, screen_frames, summary
-from keel_lab.course.scenarios import COMPARE, offline_stream
+from keel_lab._core.streaming import cancel_after
+from keel_lab._core.tools import ToolOutcome
+from keel_lab.course._production.screen import Phase, arrivals, screen_frames, summary
+from keel_lab.course._scenarios import COMPARE, offline_stream
 
 pytestmark = pytest.mark.ch8
 

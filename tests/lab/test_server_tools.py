@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keel_lab import LabError
-from keel_lab.core.streaming import Finish, ProviderCall, assemble
-from keel_lab.providers.diagnosis import Diagnosis, diagnose
+from keel_lab._core.streaming import Finish, ProviderCall, assemble
+from keel_lab.providers._diagnosis import Diagnosis, diagnose
 
 pytestmark = pytest.mark.ch7
 

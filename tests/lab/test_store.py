@@ -2,9 +2,9 @@
 
 import pytest
 
-from keel_lab.core.events import Event
-from keel_lab.core.protocol import ToolRequest
-from keel_lab.course.production.store import EventStore, Record, to_resume
+from keel_lab._core.events import Event
+from keel_lab._core.protocol import ToolRequest
+from keel_lab.course._production.store import EventStore, Record, to_resume
 
 pytestmark = pytest.mark.ch8
 

@@ -11,11 +11,11 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from keel_lab import LabError
-from keel_lab.core.protocol import parse_arguments
-from keel_lab.providers.diagnosis import diagnose, diagnose_file
-from keel_lab.providers.leaks import leaked_calls
-from keel_lab.providers.streams.diagnostics import Diagnostics
-from keel_lab.providers.streams.records import read_bytes
+from keel_lab._core.protocol import parse_arguments
+from keel_lab.providers._diagnosis import diagnose, diagnose_file
+from keel_lab.providers._leaks import leaked_calls
+from keel_lab.providers._streams.diagnostics import Diagnostics
+from keel_lab.providers._streams.records import read_bytes
 
 pytestmark = pytest.mark.ch7
 

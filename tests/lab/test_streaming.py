@@ -19,7 +19,7 @@ from keel_lab import (
     incident_tools,
     readiness,
 )
-from keel_lab.core.errors import Said
+from keel_lab._core.errors import Said
 
 pytestmark = pytest.mark.ch4
 CORRUPT = Said("corrupt", "corrupt")
@@ -198,7 +198,7 @@ def test_any_chunking_assembles_to_the_unstreamed_turn(seed, chunk_size, interle
 
 
 def test_a_refused_call_is_answered_not_run_and_siblings_are_unaffected():
-    from keel_lab.core.streaming import Refuse
+    from keel_lab._core.streaming import Refuse
     a = assemble([D(0, id="a", name="f", arguments_delta='{"q": "caf\ufffd"}'),
                   D(1, id="b", name="f", arguments_delta='{"q": "ok"}'),
                   Refuse(0, Said("split_utf8", "arguments contain U+FFFD")),
@@ -211,7 +211,7 @@ def test_a_refused_call_is_answered_not_run_and_siblings_are_unaffected():
 
 
 def test_snapshots_stop_quietly_when_the_stream_dies_but_not_on_bad_events():
-    from keel_lab.core.streaming import snapshots
+    from keel_lab._core.streaming import snapshots
     seen = [(n, [(s.index, s.arguments) for s in calls])
             for n, _, calls in snapshots(cancel_after(INTERLEAVED, 2))]
     assert seen == [(1, [(0, "")]), (2, [(0, '{"query": ')])]
@@ -221,7 +221,7 @@ def test_snapshots_stop_quietly_when_the_stream_dies_but_not_on_bad_events():
 
 def test_a_converters_reading_replaces_what_the_fragments_gave():
     """`Arguments`: the wire's arguments for this call are this text (snapshots, a repeat)."""
-    from keel_lab.core.streaming import Arguments
+    from keel_lab._core.streaming import Arguments
     asm = StreamAssembler()
     for event in [D(0, id="a", name="f", arguments_delta='{"q": '),
                   D(0, arguments_delta='{"q": "x"}'), D(1, id="b", name="f")]:
@@ -236,7 +236,7 @@ def test_a_converters_reading_replaces_what_the_fragments_gave():
 
 
 def test_a_reading_comes_before_the_finish_and_does_not_undo_a_refusal():
-    from keel_lab.core.streaming import Arguments, Refuse
+    from keel_lab._core.streaming import Arguments, Refuse
     a = assemble([D(0, id="a", name="f", arguments_delta="{"), Refuse(0, CORRUPT),
                   Arguments(0, "{}"), Finish("tool_calls")])
     assert a.calls[0].readiness == Readiness(False, CORRUPT)

@@ -3,10 +3,10 @@
 import pytest
 
 from keel_lab import incident_tools
-from keel_lab.core.messages import UserMessage
-from keel_lab.core.tools import ToolOutcome
-from keel_lab.providers.anthropic_messages import validate_anthropic
-from keel_lab.providers.switches import (
+from keel_lab._core.messages import UserMessage
+from keel_lab._core.tools import ToolOutcome
+from keel_lab.providers._anthropic_messages import validate_anthropic
+from keel_lab.providers._switches import (
     anthropic_request,
     anthropic_results,
     openai_chat_request,

@@ -1,8 +1,8 @@
 # ruff: noqa: RUF001 - a Chinese column takes Chinese punctuation
 import pytest
 
-from keel_lab.core.tables import format_table, printable, width_of, wrap
-from keel_lab.course.experiments.report import Report
+from keel_lab._core.tables import format_table, printable, width_of, wrap
+from keel_lab.course._experiments.report import Report
 
 pytestmark = pytest.mark.lab_wide
 

@@ -294,7 +294,7 @@ def test_validating_arguments_does_not_build_jsonschemas_iri_grammar():
     import subprocess
     import sys
 
-    code = ("import sys\nfrom keel_lab.core.tools import schema_errors\n"
+    code = ("import sys\nfrom keel_lab._core.tools import schema_errors\n"
             "assert schema_errors({'type': 'object', 'required': ['a']}, {})\n"
             "assert 'rfc3987_syntax' not in sys.modules\n"
             "try:\n    import rfc3987_syntax\nexcept ModuleNotFoundError:\n    pass\n")

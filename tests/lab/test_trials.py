@@ -5,15 +5,15 @@ from dataclasses import astuple
 
 import pytest
 
-from keel_lab.core.errors import LabError
-from keel_lab.core.pairing import (
+from keel_lab._core.errors import LabError
+from keel_lab._core.pairing import (
     STRATEGIES,
     by_call_id,
     position_over_completion,
     position_over_gather,
     position_over_gather_filtered,
 )
-from keel_lab.course.experiments.trials import TrialSpec, run_trials
+from keel_lab.course._experiments.trials import TrialSpec, run_trials
 
 pytestmark = pytest.mark.ch2
 

@@ -8,14 +8,14 @@ import re
 
 import pytest
 
-from keel_lab import i18n
-from keel_lab.core.runner import Runner
-from keel_lab.core.tools import ToolError
-from keel_lab.course import data
-from keel_lab.course.incident_tools import get_service_status, lookup_incident, search_logs
-from keel_lab.course.offline_model import OfflineAdapter
-from keel_lab.course.scenarios import COMPARE, NOTE, PARTIAL, SCENARIOS, compare_question
-from keel_lab.i18n import _, set_language
+from keel_lab import _i18n as i18n
+from keel_lab._core.runner import Runner
+from keel_lab._core.tools import ToolError
+from keel_lab._i18n import _, set_language
+from keel_lab.course import _data as data
+from keel_lab.course._incident_tools import get_service_status, lookup_incident, search_logs
+from keel_lab.course._offline_model import OfflineAdapter
+from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, SCENARIOS, compare_question
 
 pytestmark = pytest.mark.lab_wide
 

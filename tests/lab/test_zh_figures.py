@@ -14,17 +14,17 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from keel_lab import i18n
-from keel_lab.core.messages import (
+from keel_lab import _i18n as i18n
+from keel_lab._core.messages import (
     AssistantMessage,
     ToolMessage,
     UserMessage,
 )
-from keel_lab.core.protocol import ToolCall
+from keel_lab._core.protocol import ToolCall
+from keel_lab._i18n import _, set_language
 from keel_lab.course import diagrams, explorers, plots
-from keel_lab.course.experiments.registry import EXPERIMENTS, Params
-from keel_lab.course.scenarios import COMPARE, offline_stream
-from keel_lab.i18n import _, set_language
+from keel_lab.course._experiments.registry import EXPERIMENTS, Params
+from keel_lab.course._scenarios import COMPARE, offline_stream
 
 pytestmark = pytest.mark.lab_wide
 
@@ -140,8 +140,8 @@ def test_a_chinese_run_draws_without_a_missing_glyph():
     import io
     import warnings
 
-    from keel_lab.core.runner import Runner
-    from keel_lab.course.offline_model import OfflineAdapter
+    from keel_lab._core.runner import Runner
+    from keel_lab.course._offline_model import OfflineAdapter
 
     messages = Runner(OfflineAdapter()).run(_(COMPARE)).messages
     fig = diagrams.message_format(messages)

@@ -1,0 +1,79 @@
+"""Reading a conversation file and checking it with the rules of the provider it is meant for.
+
+A file is untrusted: it is parsed as strict JSON (`keel_lab._core.strict_json`), and every field
+the pairing rules read is type-checked by the converters, so a malformed file ends in one
+`LabError` line and never in "valid".
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from keel_lab._core.errors import LabError, Said
+from keel_lab._core.history import HistoryProblem, validate_history
+from keel_lab._core.strict_json import read_json
+from keel_lab._i18n import N_
+from keel_lab.providers._anthropic_messages import validate_anthropic
+from keel_lab.providers._fields import shown
+from keel_lab.providers._formats import HISTORY_FORMATS, detect_history
+from keel_lab.providers._gemini_messages import validate_gemini
+from keel_lab.providers._openai_messages import from_openai
+from keel_lab.providers._responses_messages import validate_responses
+from keel_lab.providers._streams.records import read_file
+
+BODY_KEYS = ("messages", "contents", "input")  # where a request body keeps its history
+
+
+def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
+    """The format and the messages of a JSON file: a list of messages or a request body
+    (`messages`, Gemini's `contents` or the Responses API's `input`)."""
+    value = read_json(read_file(path), str(path))
+    messages = _history(value, path) if isinstance(value, dict) else value
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise LabError("not_a_history", N_("{path}: expected a list of message objects, or an "
+                                           "object with 'messages', 'contents' or 'input' (got "
+                                           "{got})"), path=path, got=_got(value))
+    return _format(messages, fmt), messages
+
+
+def _history(body: dict[str, Any], path: str | Path) -> Any:
+    """The history a request body holds; a body with two of them is refused, since which one
+    a reader takes would decide the verdict (the lab's policy)."""
+    found = [k for k in BODY_KEYS if k in body]
+    if len(found) > 1:
+        raise LabError("ambiguous_body", N_("{path}: ambiguous: the body has both {first} and "
+                                            "{second}; keep the one the provider reads"),
+                       path=path, first=shown(found[0]), second=shown(found[1]))
+    return body[found[0]] if found else None
+
+
+def _got(value: Any) -> Said | str:
+    if isinstance(value, dict):
+        return (Said("keys", N_("an object with keys {keys}"),
+                     {"keys": ", ".join(shown(k) for k in list(value)[:5])})
+                if value else Said("empty_object", N_("an empty object")))
+    return shown(value)
+
+
+def _format(messages: list[dict[str, Any]], fmt: str) -> str:
+    if fmt == "auto":
+        return detect_history(messages)
+    if fmt not in HISTORY_FORMATS:
+        raise LabError("unknown_format", N_("unknown history format {format}; one of {formats}"),
+                       format=repr(fmt), formats=", ".join(HISTORY_FORMATS))
+    return fmt
+
+
+def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[HistoryProblem]:
+    """The provider's pairing problems; a message the format does not allow raises `LabError`."""
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise LabError("not_a_history", N_("expected a list of message objects"))
+    fmt = _format(messages, fmt)
+    if fmt == "anthropic":
+        return validate_anthropic(messages)
+    if fmt == "gemini":
+        return validate_gemini(messages)
+    if fmt == "openai-responses":
+        return validate_responses(messages)
+    return validate_history(from_openai(messages))

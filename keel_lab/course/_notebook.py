@@ -1,0 +1,149 @@
+"""Notebook helpers: deterministic figures, and controls that re-run an experiment and redraw.
+
+Imported by the chapters only; it loads IPython, ipywidgets and matplotlib.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Callable
+from typing import Any
+
+import ipywidgets as widgets
+from IPython.display import Image, display
+from matplotlib.figure import Figure
+
+from keel_lab._i18n import N_, _
+from keel_lab.course._experiments.report import Report
+from keel_lab.course._plots import plot
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).
+SNAPSHOT_NOTE = N_("Saved state of the controls: run this cell in the notebook to move them.")
+
+
+def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes with no varying metadata, so saved outputs reproduce exactly."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    return buffer.getvalue()
+
+
+def show(item: Report | Figure) -> None:
+    """Display a figure, or a report's table and then its figure."""
+    if isinstance(item, Report):
+        print(item.table())
+        fig = plot(item)
+        if fig is None:
+            return
+        item = fig
+    display(Image(png(item)))
+
+
+class Explorer:
+    """Controls bound to an experiment (`run`, called with their values): every change re-runs
+    it and redraws (`draw`, by default the report's plot). Displayed, it carries a static
+    snapshot beside the live view, for a reader without a kernel: a saved notebook, the site."""
+
+    def __init__(self, run: Callable[..., Report], controls: dict[str, widgets.ValueWidget],
+                 draw: Callable[[Report], Figure | None] = plot, table: bool = True) -> None:
+        self.run_fn, self.controls, self.draw, self.table = run, controls, draw, table
+        self.output = widgets.Output()
+        self.report: Report | None = None
+        self.figure: Figure | None = None
+        self.image: bytes | None = None
+        self.runs = 0
+        self._holding = False
+        for control in controls.values():
+            control.observe(self._changed, names="value")
+        self.widget = widgets.VBox([widgets.HBox(list(controls.values())), self.output])
+        self.update()
+
+    def values(self) -> dict[str, Any]:
+        return {name: c.value for name, c in self.controls.items()}
+
+    def set(self, **values: Any) -> None:
+        """Move several controls at once and redraw once, as one slider move would."""
+        self._holding = True
+        try:
+            for name, value in values.items():
+                self.controls[name].value = value
+        finally:
+            self._holding = False
+        self.update()
+
+    def _changed(self, _change: dict[str, Any]) -> None:
+        if not self._holding:
+            self.update()
+
+    def update(self) -> None:
+        self.report = self.run_fn(**self.values())
+        self.figure = self.draw(self.report)
+        self.image = None if self.figure is None else png(self.figure)
+        self.runs += 1
+        self.output.clear_output(wait=True)
+        with self.output:
+            if self.table:
+                print(self.report.table())
+            if self.image is not None:
+                display(Image(self.image))
+
+    def snapshot(self) -> str:
+        """The current state as plain HTML (controls, table, plot as a data URI): no script, so
+        it shows wherever the widget cannot, and a front end with a kernel prefers the widget."""
+        parts = [f'<p class="keel-snapshot-note">{_(SNAPSHOT_NOTE)}</p>',
+                 '<div class="keel-snapshot-controls">'
+                 + "".join(map(_control_html, self.controls.values())) + "</div>"]
+        if self.table and self.report is not None:
+            parts.append(f"<pre>{html.escape(self.report.table())}</pre>")
+        if self.figure is not None and self.image is not None:
+            title = self.figure.axes[0].get_title() if self.figure.axes else ""
+            data = base64.b64encode(self.image).decode("ascii")
+            parts.append(f'<img alt="{html.escape(title or "plot")}" '
+                         f'src="data:image/png;base64,{data}">')
+        return '<div class="keel-snapshot">\n' + "\n".join(parts) + "\n</div>"
+
+    def _ipython_display_(self) -> None:
+        bundle = {**self.widget._repr_mimebundle_(), "text/html": self.snapshot()}
+        display(bundle, raw=True)
+
+
+def _control_html(control: widgets.ValueWidget) -> str:
+    """One control, frozen: a disabled range for a slider, and its value as the readout shows it."""
+    value = control.value
+    shown = (format(value, control.readout_format) if isinstance(control, widgets.FloatSlider)
+             else str(value))
+    field = ""
+    if isinstance(control, widgets.IntSlider | widgets.FloatSlider):
+        field = (f'<input type="range" min="{control.min}" max="{control.max}" '
+                 f'step="{control.step}" value="{value}" disabled> ')
+    label = html.escape(str(getattr(control, "description", "")))
+    return f"<label>{label} {field}<output>{html.escape(shown)}</output></label>"
+
+
+def static_outputs(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A widget cell's outputs as saved: each display's static snapshot (`text/html`), without
+    the live view, whose model a saved notebook does not keep."""
+    kept = []
+    for output in outputs:
+        data = output.get("data", {})
+        if "text/html" in data:
+            kept.append({**output, "data": {k: v for k, v in data.items() if k != WIDGET_VIEW}})
+    return kept
+
+
+def slider(description: str, value: int, low: int, high: int, step: int = 1
+           ) -> widgets.IntSlider:
+    """An integer slider that only fires when released (each move re-runs an experiment)."""
+    return widgets.IntSlider(value=value, min=low, max=high, step=step,
+                             description=description, continuous_update=False,
+                             style={"description_width": "initial"})
+
+
+def float_slider(description: str, value: float, low: float, high: float, step: float
+                 ) -> widgets.FloatSlider:
+    return widgets.FloatSlider(value=value, min=low, max=high, step=step,
+                               description=description, continuous_update=False,
+                               readout_format=".3f", style={"description_width": "initial"})

@@ -1,0 +1,357 @@
+"""Matplotlib figures for the experiments' reports. Importing this module loads matplotlib.
+
+Each function takes a `Report` and returns a `Figure` (no pyplot state), so the CLI can save it
+and a notebook can show it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator, PercentFormatter
+
+from keel_lab._i18n import N_, _
+from keel_lab.course._experiments.report import Report
+from keel_lab.course._fonts import register_cjk_font
+from keel_lab.course._sampling import binomial_range
+
+# Pairing strategies by their one name (`keel_lab._core.pairing.StrategyName`); the order
+# experiment's collectors, `gather` and `as_completed`, in the colours of the strategies built
+# on them.
+COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
+          "position_with_skip": "#e78ac3", "position_over_gather_filtered": "#e78ac3",
+          "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62"}
+
+register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
+
+
+# Executor modes as the experiments name them: "sequential", or a kind with its limit.
+MODES = {"concurrent": N_("concurrent(limit={limit})"), "batches": N_("batches(limit={limit})"),
+         "graph": N_("graph(limit={limit})")}
+
+
+def _mode(mode: str) -> str:
+    """An executor mode's name in the learner's language ("concurrent(limit=4)" -> 并发...)."""
+    limited = re.fullmatch(r"(\w+)\(limit=(\d+)\)", mode)
+    if limited and limited[1] in MODES:
+        return _(MODES[limited[1]]).format(limit=limited[2])
+    return _(mode)
+
+
+def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
+    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def _theory(ax: Any, p: float, trials: int, label: str) -> None:
+    """The count theory expects over `trials` trials, and the range sampling noise allows."""
+    ax.axhline(trials * p, ls="--", color="black", label=label)
+    low, high = binomial_range(p, trials)
+    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
+               label=_("95% range of a count over {trials} trials").format(trials=trials))
+
+
+def pairing_bars(report: Report) -> Figure:
+    """Trials in which some call lacked its own result (another call's, or none), per strategy,
+    beside the theory line and the range sampling noise allows around it."""
+    fig, ax = _figure()
+    names = list(report.data["strategies"])
+    values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
+    bars = ax.bar(names, values, color=[COLORS.get(n, "grey") for n in names])
+    ax.bar_label(bars)
+    trials, p = report.params["trials"], report.data["theory"]
+    _theory(ax, p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
+    ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
+                 .format(trials=trials, calls=report.params["calls"]))
+    ax.set_ylabel(_("trials with a mismatch"))
+    ax.set_ylim(0, trials * 1.1)
+    ax.tick_params(axis="x", labelsize=8)
+    ax.legend(loc="upper left", fontsize=8)
+    return fig
+
+
+def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
+    fig, ax = _figure()
+    rows = report.rows
+    xs = [r[x] for r in rows]
+    for key, style in (("position_over_completion", "o-"), ("by_call_id", "s-")):
+        ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
+                label=_("{key} (measured)").format(key=key))
+    ax.plot(xs, [r["theory"] for r in rows], "k--", label=_("theory 1 - 1/n!"))
+    trials = report.params["trials"]
+    band = [binomial_range(r["theory"], trials) for r in rows]
+    ax.fill_between(xs, [lo for lo, _ in band], [hi for _, hi in band], color="grey",
+                    alpha=0.25,
+                    label=_("95% range of a rate measured over {trials} trials")
+                    .format(trials=trials))
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(_("share of trials with a mismatch"))
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return fig
+
+
+def spread_plot(report: Report) -> Figure:
+    fig = _rate_plot(report, "spread_ms",
+                     _("delay spread (ms; symlog axis: linear up to 1 ms, logarithmic above)"),
+                     _("Mismatch rate vs delay spread ({calls} calls)")
+                     .format(calls=report.params["calls"]))
+    ax = fig.axes[0]
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlim(0, max(r["spread_ms"] for r in report.rows) * 1.3)
+    return fig
+
+
+def calls_plot(report: Report) -> Figure:
+    return _rate_plot(report, "calls", _("calls in one turn"),
+                      _("Mismatch rate vs number of calls (delays 10-500 ms)"))
+
+
+def order_bars(report: Report) -> Figure:
+    fig, ax = _figure(6, 3.4)
+    names = list(report.data["in_request_order"])
+    trials = report.params["trials"]
+    bars = ax.bar(names, [report.data["in_request_order"][n] for n in names],
+                  color=[COLORS[n] for n in names])
+    ax.bar_label(bars)
+    _theory(ax, 1 / math.factorial(report.params["calls"]), trials,
+            _("theory for as_completed: trials / {calls}!").format(calls=report.params["calls"]))
+    ax.set_ylabel(_("trials in request order"))
+    ax.set_ylim(0, trials * 1.1)
+    ax.set_title(_("How often results come back in request order"))
+    ax.legend(fontsize=8)
+    return fig
+
+
+def exceptions_bars(report: Report) -> Figure:
+    """Calls left without their own result, split: given another call's result (wrong), or
+    none at all (lost, unanswered). The report's `mismatched_pairs` counts both."""
+    fig, ax = _figure()
+    strategies = report.data["strategies"]
+    names = list(strategies)
+    lost = [strategies[n]["unanswered_calls"] for n in names]
+    wrong = [strategies[n]["mismatched_pairs"] - k for n, k in zip(names, lost, strict=True)]
+    width = 0.38
+    for k, (values, color, label) in enumerate(
+            ((wrong, "#fc8d62", _("wrong: given another call's result")),
+             (lost, "#8da0cb", _("lost: no result, the call is unanswered")))):
+        xs = [i + (k - 0.5) * width for i in range(len(names))]
+        bars = ax.bar(xs, values, width, label=label, color=color)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_ylabel(_("calls without their own result"))
+    ax.set_title(_("When calls raise (failure rate {rate})")
+                 .format(rate=report.params["failure_rate"]))
+    ax.legend(fontsize=8)
+    return fig
+
+
+def stream_plot(report: Report) -> Figure:
+    """Arguments received per call against the chunk number, a dot for every chunk that carried
+    a fragment of it (so interleaved calls show their alternation); where each parses and runs."""
+    fig, ax = _figure(9.0, 3.6)
+    rows = report.rows
+    for index in sorted({r["index"] for r in rows}):
+        mine = [r for r in rows if r["index"] == index]
+        ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
+                marker=".", label=_("call {index}: argument characters").format(index=index))
+        parsed = [r for r in mine if r["parses"] and not r["executable"]]
+        ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
+                mfc="none", color="black")
+    ax.plot([], [], ".", color="grey", label=_("dot: a chunk carrying a fragment"))
+    ax.plot([], [], "o", mfc="none", color="black", label=_("parses, not executable"))
+    finish = report.data["first_executable_chunk"]
+    if finish is not None:
+        ax.axvline(finish, color="#66c2a5", lw=2, label=_("finish: calls become executable"))
+    ax.set_xlabel(_("chunk"))
+    ax.set_ylabel(_("characters of arguments"))
+    ax.set_title(_("Streamed fragments: nothing runs before the stream closes"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def timeline_gantt(report: Report) -> Figure:
+    """Each call's span on the clock, sequential above, concurrent below."""
+    spans = report.rows
+    modes = list(dict.fromkeys(s["mode"] for s in spans))
+    fig = Figure(figsize=(7.5, 1.2 + 1.6 * len(modes)), dpi=100, layout="constrained")
+    axes = fig.subplots(len(modes), 1, sharex=True)
+    palette = ["#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f"]
+    for ax, mode in zip(axes, modes, strict=True):
+        mine = [s for s in spans if s["mode"] == mode]
+        for y, s in enumerate(mine):
+            ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
+                    color=palette[s["batch"] % len(palette)], edgecolor="black")
+        ax.set_yticks(range(len(mine)), [f"{s['call']} {s['name']}" for s in mine], fontsize=8)
+        ax.invert_yaxis()
+        wall = report.data["wall_s"][mode] * 1000
+        colour = report.data.get("colour", {}).get(mode, "batch")
+        ax.set_title(_("{mode}: wall time {wall} ms (colour = {colour})")
+                     .format(mode=_mode(mode), wall=f"{wall:.0f}", colour=_(colour)),
+                     fontsize=10)
+    axes[-1].set_xlabel(_("virtual time (ms)"))
+    return fig
+
+
+def outcomes_plot(report: Report) -> Figure:
+    """Shares of run outcomes per failure rate (points), each over the 95% range that chance
+    allows around its theory for this many runs (band): points in their bands agree with the
+    rule, and bands that do not overlap are rates the runs tell apart."""
+    fig, ax = _figure(9.0, 3.6)
+    runs, xs = report.params["runs"], [r["failure_rate"] for r in report.rows]
+    for key, color, style, label in (
+            ("completed", "#66c2a5", "o-", N_("completed")),
+            ("partial", "#e6ab02", "s-", N_("completed, marked partial")),
+            ("failed", "#fc8d62", "^-", N_("failed (a tool crashed)")),
+            ("failed_if_fail_fast", "black", "x--", N_("failed if any error failed the run"))):
+        bands = [binomial_range(t[key], runs) for t in report.data["theory"]]
+        ax.fill_between(xs, [lo for lo, _ in bands], [hi for _, hi in bands], color=color,
+                        alpha=0.3, linewidth=0)
+        ax.plot(xs, [r[key] for r in report.rows], style, color=color, label=_(label))
+    ax.set_xlabel(_("share of lookups that fail"))
+    ax.set_ylabel(_("share of runs"))
+    ax.set_ylim(0, 1.02)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.set_title(_("How runs end as tools fail ({runs} runs per rate; bands: 95% range "
+                   "around the theory)").format(runs=runs), fontsize=10)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+POLICY_COLORS = {"tolerated": "#66c2a5", "reported": "#8da0cb", "refused": "#fc8d62"}
+POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
+                 "reported": N_("reported: shown, never run"),
+                 "refused": N_("refused: a call or the turn\nnever runs")}
+
+
+def quirks_plot(report: Report) -> Figure:
+    """Per group of reported shapes (streams generated to reproduce public reports): how many
+    the lab's policies tolerate, report or refuse."""
+    groups = report.data["groups"]
+    fig, ax = _figure(7.5, 0.5 * len(groups) + 1.4)
+    names = [_("{group} ({n})").format(group=_(g), n=sum(c.values())) for g, c in groups.items()]
+    left = [0] * len(groups)
+    for p, color in POLICY_COLORS.items():
+        counts = [c[p] for c in groups.values()]
+        ax.barh(names, counts, left=left, color=color, label=_(POLICY_LABELS[p]))
+        left = [a + b for a, b in zip(left, counts, strict=True)]
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(_("reported shapes"))
+    ax.set_ylabel(_("what the shape bends"))
+    ax.set_title(_("Real-world stream shapes: the lab's policy for each"))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, over no bar
+    return fig
+
+
+def scheduling_gantt(report: Report) -> Figure:
+    """The timeline of each executor, one panel per scheduling mode."""
+    fig = timeline_gantt(report)
+    for ax in fig.axes:
+        ax.set_ylabel(_("call"), fontsize=8)
+    return fig
+
+
+SCREEN_COLORS = {N_("model still writing"): "#d9d9d9", N_("confirmed, not run yet"): "#8da0cb",
+                 N_("refused, never runs"): "#e78ac3", N_("cancelled, never ran"): "#fc8d62",
+                 N_("running"): "#ffd92f", N_("done"): "#66c2a5", N_("failed"): "#e41a1c"}
+
+
+def screen_plot(report: Report) -> Figure:
+    """Per call id, event by event: what the screen says about the call."""
+    calls, phases = report.data["calls"], report.data["phases"]
+    fig, ax = _figure(8.0, 1.5 + 0.5 * len(calls))
+    for step, frame in enumerate(phases, 1):
+        for y, phase in enumerate(frame):
+            if phase:
+                ax.barh(y, 1, left=step - 0.5, color=SCREEN_COLORS[phase], edgecolor="white")
+    for phase, color in SCREEN_COLORS.items():
+        ax.barh(0, 0, color=color, label=_(phase))
+    ax.set_yticks(range(len(calls)), calls)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_ylabel(_("call id"))
+    ax.set_xlabel(_("event (stream deltas, then execution events)"))
+    n = report.params["cancel_after"]
+    ax.set_title(_("What the UI shows per call id (never cancelled)") if n == "never" else
+                 _("What the UI shows per call id (cancel after: {n})").format(n=n))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    return fig
+
+
+def block_close_plot(report: Report) -> Figure:
+    """Per policy: how long completed turns take, and what ran for turns that never completed."""
+    fig = Figure(figsize=(8.0, 3.4), dpi=100, layout="constrained")
+    left, right = fig.subplots(1, 2)
+    rows = report.rows
+    names = [_(r["policy"]) for r in rows]
+    colors = ["#66c2a5", "#fc8d62"]
+    for key, hatch, label in (("ms_to_all_results", "", _("stream start to last result")),
+                              ("ms_block_close_to_result", "//", _("block close to its result"))):
+        xs = [i + (0.2 if hatch else -0.2) for i in range(len(rows))]
+        bars = left.bar(xs, [r[key] for r in rows], 0.4, color=colors, hatch=hatch,
+                        edgecolor="black")
+        left.bar([0], [0], color="white", hatch=hatch, edgecolor="black", label=label)
+        left.bar_label(bars, fmt="%.0f", fontsize=8)
+    left.set_ylim(0, max(1, *(r["ms_to_all_results"] for r in rows)) * 1.4)
+    left.set_xticks(range(len(rows)), names, fontsize=8)
+    left.set_ylabel(_("mean ms, completed turns"))
+    left.set_xlabel(_("when a call starts"))
+    left.set_title(_("Latency"), fontsize=10)
+    left.legend(fontsize=7, loc="upper right")
+    bottom = [0] * len(rows)
+    for key, color, label in (("run_in_cancelled_turns", "#8da0cb", _("turn cancelled or cut off")),
+                              ("run_in_refused_turns", "#e78ac3", _("turn refused (reused id)"))):
+        values = [r[key] for r in rows]
+        bars = right.bar(names, values, bottom=bottom, color=color, label=label)
+        bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+    right.bar_label(bars, labels=[str(b) for b in bottom], fontsize=8)
+    right.set_ylim(0, max(max(bottom), 1) * 1.25)
+    right.tick_params(axis="x", labelsize=8)
+    right.set_ylabel(_("calls run"))
+    right.set_xlabel(_("when a call starts"))
+    right.set_title(_("Calls run for turns that never completed"), fontsize=10)
+    right.legend(fontsize=7, loc="upper left")
+    fig.suptitle(_("Start at block close or wait for the turn ({trials} turns, "
+                   "{calls} calls each)").format(trials=report.params["trials"],
+                                                 calls=report.params["calls"]), fontsize=11)
+    return fig
+
+
+def naive_clients_plot(report: Report) -> Figure:
+    """Per published reading: calls it loses and calls it runs wrongly, over the recordings."""
+    readings = report.data["readings"]
+    fig, ax = _figure(7.5, 0.55 * len(readings) + 1.4)
+    ys = range(len(readings))
+    for shift, key, color, label in ((-0.2, "lost", "#8da0cb", _("lost (the lab runs it)")),
+                                     (0.2, "wrong", "#e78ac3", _("wrong (the lab does not)"))):
+        bars = ax.barh([y + shift for y in ys], [t[key] for t in readings.values()], 0.4,
+                       color=color, label=label)
+        ax.bar_label(bars, fontsize=8)
+    ax.set_yticks(list(ys), [f"{n}\n{t['source']}" for n, t in readings.items()], fontsize=8)
+    ax.invert_yaxis()
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel(_("calls, over {n} recorded streams").format(n=report.params["recordings"]))
+    ax.set_ylabel(_("published client code"))
+    ax.set_title(_("Naive readings against the lab's assembly"))
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+PLOTS: dict[str, Callable[[Report], Figure]] = {
+    "pairing": pairing_bars, "spread": spread_plot, "calls": calls_plot, "order": order_bars,
+    "exceptions": exceptions_bars, "streaming": stream_plot, "timeline": timeline_gantt,
+    "outcomes": outcomes_plot, "quirks": quirks_plot, "scheduling": scheduling_gantt,
+    "screen": screen_plot, "block_close": block_close_plot, "naive_clients": naive_clients_plot,
+}
+
+
+def plot(report: Report) -> Figure | None:
+    """The figure for a report, or None for experiments that are tables only."""
+    fn = PLOTS.get(report.name)
+    return fn(report) if fn else None

@@ -1,0 +1,284 @@
+"""A recorded turn of a real provider, judged by the core assembler and explained call by call.
+
+The converter of the stream's format turns payloads into the lab's deltas and says every quirk
+it meets in the same stream (`Notice`, `Refuse`); the core assembler decides, as it does for the
+runner, which calls may run, each verdict in the words of the notice behind it. The diagnosis
+reads that assembly: there is no second set of rules here. It also reads the turn's text for
+calls written into it (`leaks.py`): reported, never run. The calls the provider ran itself (a
+server tool's) are listed apart, `provider_calls`: never executable, never what makes a turn
+not ok, since nothing of them is the client's to run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+from keel_lab._core.errors import LabError, Said
+from keel_lab._core.protocol import parse_arguments
+from keel_lab._core.streaming import (
+    Joined,
+    Notice,
+    ProviderCall,
+    Readiness,
+    StreamEvent,
+    assemble,
+)
+from keel_lab._core.tables import format_table, printable
+from keel_lab._i18n import N_, _
+from keel_lab.providers._formats import DONE, STREAM_FORMATS, detect_stream, record_format
+from keel_lab.providers._leaks import describe, leaked_calls
+from keel_lab.providers._streams import anthropic, gemini, ollama, openai_chat, openai_responses
+from keel_lab.providers._streams.common import Labelled
+from keel_lab.providers._streams.diagnostics import Diagnostics
+from keel_lab.providers._streams.records import iter_records, no_events, parse_records, read_file
+
+Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
+# the table's columns and a notice's action, each shown in the learner's language
+COLUMNS = {"index": N_("index"), "id": N_("id"), "name": N_("name"),
+           "arguments": N_("arguments"), "executable": N_("executable"), "error": N_("error")}
+ACTIONS = {"tolerated": N_("tolerated"), "refused": N_("refused"), "reported": N_("reported")}
+
+CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
+    openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert,
+    gemini.convert),
+    strict=True))
+
+
+@dataclass
+class WireCallReport:
+    """One call of a recorded turn, and the assembler's verdict on it (`verdict`, coded; its
+    `error` is the verdict's words when the call may not run)."""
+
+    index: int
+    id: str | None
+    name: str
+    arguments: str
+    input: dict[str, Any] | None
+    verdict: Readiness
+
+    @property
+    def executable(self) -> bool:
+        return self.verdict.executable
+
+    @property
+    def error(self) -> str | None:
+        return None if self.verdict.executable else self.verdict.reason
+
+    def to_dict(self) -> dict[str, Any]:
+        """The call as JSON: its error's words, and beside them their `code`."""
+        return {"index": self.index, "id": self.id, "name": self.name,
+                "arguments": self.arguments, "input": self.input,
+                "executable": self.executable, "error": self.error,
+                "code": None if self.executable else self.verdict.code}
+
+
+@dataclass
+class Diagnosis:
+    """What a recorded turn holds: its calls, whether each may run, and every quirk met."""
+
+    format: str
+    finish_reason: str | None
+    calls: list[WireCallReport]
+    diagnostics: list[Notice] = field(default_factory=list)
+    interrupted: Said | None = None  # why the stream stopped before its finish
+    text: str = ""  # the turn's text content, assembled alongside the calls
+    provider_calls: list[ProviderCall] = field(default_factory=list)  # run by the provider
+
+    @property
+    def ok(self) -> bool:
+        """The turn finished, every call in it may run (a turn without calls is fine), and
+        nothing refused the turn as a whole (a call the provider dropped, say)."""
+        return (self.finish_reason is not None and self.interrupted is None
+                and all(c.executable for c in self.calls)
+                and not any(d.action == "refused" and d.index is None
+                            for d in self.diagnostics))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The turn as JSON: every message with its `code` beside it."""
+        return {"finish_reason": self.finish_reason,
+                "calls": [c.to_dict() for c in self.calls],
+                "provider_calls": [asdict(p) for p in self.provider_calls],
+                "diagnostics": [{"index": d.index, "id": d.id, "quirk": d.quirk,
+                                 "message": d.message, "action": d.action, "code": d.said.code}
+                                for d in self.diagnostics]}
+
+    def table(self) -> str:
+        """The calls, one a row, each error by a short name; every full text once below."""
+        notes: list[Said] = []  # the errors no quirk below names, each once, by number
+        rows = [{_(COLUMNS[k]): v for k, v in (
+                    ("index", c.index), ("id", c.id), ("name", c.name),
+                    ("arguments", c.arguments), ("executable", c.executable),
+                    ("error", self._short_error(c, notes)))}
+                for c in self.calls]
+        lines = [_("format: {format}, finish reason: {finish}").format(
+                     format=self.format, finish=printable(self.finish_reason)),
+                 format_table(rows) if rows else _("(no tool calls)")]
+        lines += [printable(f"[{n}] {note}") for n, note in enumerate(notes, 1)]
+        lines += [printable(_("run by the provider: {call}").format(call=" ".join(
+                      x for x in (p.name, p.id or _("(no id)"), _short(p.input)) if x))
+                            + (f" ({p.result})" if p.result else ""))
+                  for p in self.provider_calls]
+        lines += [printable(_notice_line(d)) for d in self.diagnostics]
+        return "\n".join(lines)
+
+
+    def _short_error(self, call: WireCallReport, notes: list[Said]) -> str | None:
+        """A call's error as the table's column shows it: each coded part of its verdict (its
+        own problem, then the turn's refusal when another call caused it) named short."""
+        if call.executable:
+            return None
+        parts = call.verdict.parts or (call.verdict.said,)
+        return "; ".join(self._named(part, call, notes) for part in parts)
+
+    def _named(self, error: Said, call: WireCallReport, notes: list[Said]) -> str:
+        """The quirk whose notice (listed below the table) says `error` or a part of it, with
+        the call it is about when that is another; else a number whose text follows the table,
+        the same message always the same number."""
+        d = self._saying(error, call)
+        if d is not None:
+            return (_("{quirk} (call {index})").format(quirk=d.quirk, index=d.index)
+                    if d.index not in (None, call.index) else d.quirk)
+        if error not in notes:
+            notes.append(error)
+        return f"[{notes.index(error) + 1}]"
+
+    def _saying(self, error: Said, call: WireCallReport) -> Notice | None:
+        """The notice that says `error`, or the first part of it a notice says (the call's own
+        notice first): found by the messages' codes and parameters, never their words."""
+        todo: list[object] = [error]
+        while todo:
+            said = todo.pop(0)
+            if isinstance(said, Said):
+                found = [d for d in self.diagnostics if d.said == said]
+                if found:
+                    return next((d for d in found if d.index == call.index), found[0])
+                todo += said.params.values()
+            elif isinstance(said, Joined):
+                todo += said.parts
+        return None
+
+
+def _notice_line(d: Notice) -> str:
+    """One notice below the table: its action, quirk, call and message."""
+    action = _(ACTIONS.get(d.action, d.action))
+    if d.index is None:
+        return _("- {action} {quirk}: {message}").format(
+            action=action, quirk=d.quirk, message=d.message)
+    if d.id:
+        return _("- {action} {quirk} (call {index}, id {id}): {message}").format(
+            action=action, quirk=d.quirk, index=d.index, id=d.id, message=d.message)
+    return _("- {action} {quirk} (call {index}): {message}").format(
+        action=action, quirk=d.quirk, index=d.index, message=d.message)
+
+
+def _short(text: str, limit: int = 120) -> str:
+    """A provider call's input on one line of the table (the whole of it is in --json)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def to_events(records: Iterable[dict[str, Any]], fmt: str) -> Iterator[StreamEvent]:
+    """The lab's events of a stream's payloads, notices included; messages name payloads as
+    "event N" (from 0)."""
+    event = _("event {n}")
+    return _convert(((event.format(n=n), r) for n, r in enumerate(records)), fmt,
+                    _("stream"))
+
+
+def _convert(records: Labelled, fmt: str, source: str) -> Iterator[StreamEvent]:
+    """The converter's events, each after what it noticed before it, a server's error too."""
+    if fmt not in CONVERTERS:
+        raise LabError("unknown_format", N_("unknown format {format}; formats: {formats}"),
+                       format=repr(fmt), formats=", ".join(CONVERTERS))
+    diag = Diagnostics()
+    try:
+        for event in CONVERTERS[fmt](_of_format(records, fmt, diag, source), diag):
+            yield from diag.said()
+            yield event
+    except ConnectionError as exc:
+        diag.note(None, None, "server_error", N_("the stream stopped with an error: {error}"),
+                  "refused", error=exc.args[0] if len(exc.args) == 1 else str(exc))
+        yield from diag.said()
+        raise
+    yield from diag.said()
+
+
+def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> Labelled:
+    """The payloads, checked to be of `fmt`: another format's payload is an error (a wrong
+    --format, or two streams mixed up); one of no known shape is noted and passed on."""
+    own = errors = unknown = False
+    for where, record in records:
+        error = record is not DONE and ("error" in record
+                                        or record.get("type") in ("error", "response.failed"))
+        found = None if record is DONE or error else record_format(record)
+        if found is not None and found != fmt:
+            if own:
+                raise LabError("mixed_formats", N_("{where}: {found} event in {format} stream"),
+                               where=where, found=_a(found), format=_a(fmt))
+            raise LabError("wrong_format", N_("{where}: this is not {format}: it is {found} "
+                                              "event"), where=where, format=fmt, found=_a(found))
+        if found is None and record is not DONE and not error:
+            unknown = True
+            diag.note(None, None, "unknown_event", N_(
+                "{where} is no {format} event (the first such payload); payloads of no known "
+                "shape add nothing"), where=where, format=fmt)
+        own, errors = own or found == fmt, errors or error
+        yield where, record
+    if unknown and not own and not errors:
+        raise LabError("wrong_format", N_("{source}: this is not {format}: none of its events "
+                                          "is one"), source=source, format=fmt)
+
+
+def _a(fmt: str) -> Said:
+    """The format's name with its article: "an openai-chat", "a gemini"."""
+    return Said("format", N_("an {format}") if fmt[0] in "aeiou" else N_("a {format}"),
+                {"format": fmt})
+
+
+def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
+    """Assemble a recorded turn with the core assembler and explain every call."""
+    fmt = detect_stream(records) if fmt == "auto" else fmt
+    event = _("event {n}")
+    return _diagnose(((event.format(n=n), r) for n, r in enumerate(records)), fmt,
+                     _("stream"))
+
+
+def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
+    assembly = assemble(_convert(records, fmt, source))
+    leaks = leaked_calls(assembly.text)
+    said = [Notice(None, None, "call_in_text", describe(leaks), "reported")] if leaks else []
+    reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
+                              None if s.refused else parse_arguments(s.arguments)[0],
+                              assembly.readiness(s)) for s in assembly.calls]
+    return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
+                     assembly.refusal if assembly.finish_reason is None else None, assembly.text,
+                     list(assembly.provider_calls))
+
+
+def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
+    """The format and payloads of a recorded stream file (SSE text or JSON lines)."""
+    text = read_file(path)
+    records = parse_records(text, str(path))
+    if not records:
+        raise no_events(text, str(path))
+    return (detect_stream(records, str(path)) if fmt == "auto" else fmt), records
+
+
+def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
+    """`diagnose` on a recorded stream file, read one payload at a time (memory stays a small
+    multiple of the file's size)."""
+    text = read_file(path)
+    records = iter_records(text, str(path))
+    seen: list[tuple[str, dict[str, Any]]] = []  # up to the first recognisable payload
+    for where, record in records:
+        seen.append((where, record))
+        if fmt != "auto" or (record is not DONE and record_format(record)):
+            break
+    if not seen:
+        raise no_events(text, str(path))
+    fmt = detect_stream([r for _where, r in seen], str(path)) if fmt == "auto" else fmt
+    return _diagnose(chain(seen, records), fmt, str(path))

@@ -1,0 +1,130 @@
+"""What every wire format shares: typed access to a payload's fields, the calls seen so far,
+and the checks made at the finish.
+
+Turn-level rules (ids missing, reused or changed) are the core assembler's; a converter only
+refuses what the wire itself corrupted. A field of the wrong JSON type is a `LabError` that
+names the event, the field and the type expected: the stream cannot be read as its format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from keel_lab._core.errors import Said
+from keel_lab._core.streaming import Arguments, Finish, Refuse, StreamEvent
+from keel_lab._i18n import N_
+from keel_lab.providers._fields import Fields, preview
+from keel_lab.providers._formats import DONE
+from keel_lab.providers._streams.arguments import shape
+from keel_lab.providers._streams.diagnostics import Diagnostics
+
+Labelled = Iterable[tuple[str, dict[str, Any]]]  # ("line 3" or "event 2", payload)
+
+
+@dataclass
+class Reading:
+    """A converter's pass over a stream: each payload as `Fields`, and what has ended the turn
+    so far (`ended`; a call or text after it came too late). `data: [DONE]` ends it too."""
+
+    records: Labelled
+    ended: str | Said | None = None  # what ended it: an event's name, or said
+    error_field: str | None = None  # a payload carrying this field is the server's error
+
+    def __iter__(self) -> Iterator[Fields]:
+        for where, record in self.records:
+            if record is DONE:
+                self.ended = self.ended or "data: [DONE]"
+                continue
+            fields = Fields(record, where)
+            if self.error_field is not None and self.error_field in record:
+                raise ConnectionError(server_error(preview(fields.raw(self.error_field))))
+            yield fields
+
+    def end(self, why: str | Said) -> None:
+        """The turn ends here, unless something ended it already."""
+        self.ended = self.ended or why
+
+
+@dataclass
+class WireCall:
+    """What a converter has seen of one call, to check it before the finish is passed on."""
+
+    id: str | None = None
+    name: str = ""
+    parts: list[str] = field(default_factory=list)  # argument fragments, joined only on demand
+    late: Said | None = None  # why a fragment of it came after the turn had ended
+    refusal: tuple[str, Said] | None = None  # (quirk, why) the wire leaves this call unknown
+
+    @property
+    def arguments(self) -> str:
+        return "".join(self.parts)
+
+    def add(self, fragment: str | None) -> None:
+        if fragment:
+            self.parts.append(fragment)
+
+
+def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
+            end: str | Said, normal: tuple[str, ...]) -> Iterator[StreamEvent]:
+    """Checks every format shares at the finish, then the finish itself: each call's fragments
+    judged once for the shapes of `arguments.py` (a tolerated one hands the core its reading,
+    `Arguments`). Without a finish (`end` names the event that should have come) nothing is
+    closed and nothing may run. `normal` are the format's documented finish reasons that close a
+    tool turn; the lab's policy is that any other one (a content filter, a refusal, a value
+    nobody documents) leaves its calls unknown or unwanted, so none of them runs."""
+    if finish is None:
+        diag.note(None, None, "truncated", N_("the stream ended before {end}: no call was "
+                                              "closed, nothing may run"), "refused", end=end)
+        return
+    if calls and finish == "stop":
+        diag.note(None, None, "finish_stop_with_calls",
+                  N_("finish reason 'stop' although calls were made; the calls are closed by "
+                     "it"))
+    unusual = None if finish in normal else Said("unusual_finish", N_(
+        "the turn ended with the finish reason {finish}, which does not close a tool turn "
+        "normally (that is {normal}): its calls may be cut, withheld or unwanted, so none of "
+        "them runs"), {"finish": repr(finish), "normal": ", ".join(map(repr, normal))})
+    if unusual:
+        diag.note(None, None, "unusual_finish", unusual, "refused" if calls else "reported")
+    for index, call in sorted(calls.items()):
+        refusal = ("after_finish", call.late) if call.late else call.refusal
+        if refusal is None and any("\ufffd" in part for part in call.parts):
+            refusal = ("split_utf8", Said("split_utf8", N_(
+                "arguments contain U+FFFD: a UTF-8 character was split between chunks and each "
+                "half encoded on its own, so the arguments are corrupted")))
+        found = None if refusal else shape(call.parts, finish)
+        if found and found.reading is not None:
+            diag.note(index, call.id, found.quirk, found.said)
+            yield Arguments(index, found.reading)
+        elif found:
+            refusal = (found.quirk, found.said)
+        if refusal:
+            yield Refuse(index, refusal[1], refusal[0], call.id)
+        elif unusual:
+            yield Refuse(index, unusual)
+    yield Finish(finish)
+
+
+def late(where: str, ended: str | Said) -> Said:
+    """Why a call fragment that came after the end of the turn is never run."""
+    return Said("after_finish", N_("a fragment of this call arrived after {ended} ({where}): "
+                                   "the turn was over, so the call is never run"),
+                {"ended": ended, "where": where})
+
+
+def server_error(error: str) -> Said:
+    """What a stream that carries the server's error raises (as a `ConnectionError`)."""
+    return Said("server_error", N_("the server sent an error: {error}"), {"error": error})
+
+
+def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str:
+    """A call's id, or a stable one made at the boundary (`<prefix>-<index>`) for a format
+    whose calls may come without one, noted so the user knows it is the lab's."""
+    if given:
+        return given
+    made = f"{prefix}-{index}"
+    diag.note(index, made, "id_assigned", N_("the call came without an id; it is {id} from "
+                                             "here on"), id=made)
+    return made
