@@ -11,9 +11,9 @@ The guide is hand-written prose with generated parts between two marks:
 KIND is `overview` (NAME `course`: each chapter's minutes, taken from its class plan in the
 guide, its exercises and their points), `goals` (NAME a chapter: its "After this chapter you
 can" list), `answers` (a chapter's model answers and what their checks print, from the solution
-notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the test table in
-tests/lab/ that the exercise table names, `Exercise.wrong_answers`, with the first hint the check
-prints for it). A wrong answer is compiled from its own source as a notebook cell is, so a hint
+notebook) or `misconceptions` (NAME an exercise: every known-wrong answer of the table a test module
+of tests/lab/ declares for it in its `WRONG_ANSWERS`, with the first hint the check prints for
+it). A wrong answer is compiled from its own source as a notebook cell is, so a hint
 that names a line counts from the answer's first line, as a learner sees it.
 
 Every function takes the checkout it reads (`Checkout`): the solution notebooks, the guide
@@ -22,6 +22,7 @@ Every function takes the checkout it reads (`Checkout`): the solution notebooks,
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import inspect
 import linecache
@@ -39,13 +40,6 @@ from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
 from keel_lab.course._cells import source, tags
 from keel_lab.course._checks.check import POINTS, VERIFIERS
-from keel_lab.course._exercises import EXERCISES
-
-# Each exercise's table of known-wrong answers, as the exercise table names it: (test module,
-# table name); every entry is (function, a part of the hint the test expects).
-WRONG_ANSWERS: dict[str, tuple[str, str]] = {
-    x.name: (module, table) for x in EXERCISES
-    for module, table in [x.wrong_answers.split(":")]}
 
 REGION = re.compile(r"(<!-- generated: (\w+) (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 PLAN = re.compile(r"^### Class plan \((\d+) min\)\n\n(\|.*?)\n\n", re.MULTILINE | re.DOTALL)
@@ -55,6 +49,22 @@ CHAPTER_HEAD = re.compile(r"^## Chapter (\d) - ", re.MULTILINE)
 def guide_path(checkout: Checkout) -> Path:
     """The instructor's guide: docs/instructors-guide.md."""
     return checkout.root / "docs" / "instructors-guide.md"
+
+
+def wrong_answers(checkout: Checkout) -> dict[str, tuple[str, str]]:
+    """Each exercise's table of known-wrong answers, (test module, table name), as the test
+    modules declare them: `WRONG_ANSWERS = {"exercise": TABLE, ...}` at module level, read
+    from their source (the tests name their tables; no module of the lab names a test)."""
+    found: dict[str, tuple[str, str]] = {}
+    for path in sorted(wrong_answer_tables(checkout).glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict)
+                    and [getattr(t, "id", None) for t in node.targets] == ["WRONG_ANSWERS"]):
+                found |= {key.value: (path.stem, value.id)
+                          for key, value in zip(node.value.keys, node.value.values, strict=True)
+                          if isinstance(key, ast.Constant) and isinstance(key.value, str)
+                          and isinstance(value, ast.Name)}
+    return found
 
 
 def wrong_answer_tables(checkout: Checkout) -> Path:
@@ -233,8 +243,9 @@ def as_a_cell(fn: Callable[..., Any], module: ModuleType) -> tuple[Callable[...,
 
 
 def misconceptions(checkout: Checkout, exercise: str) -> str:
-    module = fresh(wrong_answer_tables(checkout), WRONG_ANSWERS[exercise][0])
-    table = getattr(module, WRONG_ANSWERS[exercise][1])
+    name, table_name = wrong_answers(checkout)[exercise]
+    module = fresh(wrong_answer_tables(checkout), name)
+    table = getattr(module, table_name)
     parts = []
     for fn, _ in table:
         compiled, text = as_a_cell(fn, module)
@@ -263,11 +274,12 @@ def generated(checkout: Checkout, kind: str, name: str, guide: str) -> str:
     if kind == "answers":
         return answers(checkout, name)
     if kind == "misconceptions":
-        if name not in WRONG_ANSWERS:
+        tables = wrong_answers(checkout)
+        if name not in tables:
             raise LabError("part_names_no_exercise", N_("the generated part '{kind} {name}' "
                                                         "names no exercise with a table of wrong "
                                                         "answers; exercises: {exercises}"),
-                           kind=kind, name=name, exercises=", ".join(WRONG_ANSWERS))
+                           kind=kind, name=name, exercises=", ".join(tables))
         return misconceptions(checkout, name)
     raise LabError("unknown_part", N_("unknown generated part {kind!r} (overview, goals, "
                                       "answers or misconceptions)"), kind=kind)

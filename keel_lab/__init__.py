@@ -13,7 +13,7 @@ from keel_lab._core.batching import make_batches
 from keel_lab._core.clock import now, run_coroutine
 from keel_lab._core.errors import LabError, Said
 from keel_lab._core.events import Event
-from keel_lab._core.executor import Executor, RunCall, Span, TurnResult
+from keel_lab._core.executor import Executor, RunCall, Span, TurnResult, gather_by_call_id
 from keel_lab._core.history import HistoryProblem, validate_history
 from keel_lab._core.ids import RunIds
 from keel_lab._core.messages import (
@@ -68,6 +68,7 @@ __all__ = [
     "StreamAssembler", "StreamCancelled", "SystemMessage", "TextDelta", "Tool", "ToolCall",
     "ToolCallDelta", "ToolError", "ToolMessage", "ToolOutcome", "ToolRequest", "Toolset", "Turn",
     "TurnResult", "UserMessage", "assemble", "by_call_id", "cancel_after", "from_openai",
+    "gather_by_call_id",
     "incident_tools", "invoke", "make_batches", "mismatches", "now", "parse_arguments",
     "position_over_completion", "position_over_gather", "position_over_gather_filtered",
     "position_with_skip", "readiness", "run_coroutine", "run_status", "set_language",

@@ -3,7 +3,7 @@ from this table: a learner's progress (`progress.CHAPTERS`), `check` and the gra
 (`checks.check.TARGETS`, `VERIFIERS`, `POINTS`, `misnamed`), nbgrader's points and the handout
 (through `POINTS`), the instructor's guide (`keel_course.guide`) and the tests' chapter markers
 (the root conftest.py). Adding an exercise is one row here, its check (a verifier in
-`keel_lab.course._checks`, whose tests hold the table of wrong answers the row names) and its stub
+`keel_lab.course._checks`, whose test module declares its table of wrong answers) and its stub
 in its chapter's solution notebook.
 
 The rows are frozen, but `object.__setattr__` still changes a frozen instance, and the grader's
@@ -27,9 +27,6 @@ class Exercise:
     # its check's verifier, "module:function" under keel_lab.course._checks: named, not
     # imported, so a check loads its own chapter's verifier only, on first use
     verifier: str
-    # its known-wrong answers, "test module:table" in tests/lab/ (every entry a function and a
-    # part of the first hint it gets): the guide shows them, the grader's tests replay them
-    wrong_answers: str
 
     @property
     def marker(self) -> str:
@@ -39,26 +36,15 @@ class Exercise:
 
 # The course's choice of points: by the number of ideas an exercise combines.
 EXERCISES: tuple[Exercise, ...] = (
-    Exercise("accumulate", "01_history", 2, "accumulate:verify_accumulate",
-             "test_checks_accumulate:WRONG"),
-    Exercise("answer_all", "01_history", 2, "history:verify_answer_all",
-             "test_checks:ANSWER_ALL_WRONG"),
-    Exercise("count_in_order", "02_pairing", 1, "in_order:verify_count_in_order",
-             "test_checks_count_in_order:WRONG"),
-    Exercise("pair_results", "02_pairing", 2, "pairing:verify_pair_results",
-             "test_checks_pair_results:WRONG"),
-    Exercise("make_batches", "03_batching", 2, "batching:verify_make_batches",
-             "test_checks:BATCH_WRONG"),
-    Exercise("read_turn", "04_streaming", 2, "stall:verify_read_turn",
-             "test_checks_read_turn:WRONG"),
-    Exercise("is_executable", "04_streaming", 2, "streaming:verify_is_executable",
-             "test_checks:EXECUTABLE_WRONG"),
-    Exercise("status_history", "05_partial_success", 3, "partial_success:verify_status_history",
-             "test_checks_status_history:WRONG"),
-    Exercise("collect_batch", "06_faults", 3, "collect:verify_collect_batch",
-             "test_checks_collect_batch:WRONG"),
-    Exercise("answer_responses", "07_providers", 2, "providers:verify_answer_responses",
-             "test_checks_providers:WRONG"),
-    Exercise("calls_to_resume", "08_production", 2, "resume:verify_calls_to_resume",
-             "test_checks_calls_to_resume:WRONG"),
+    Exercise("accumulate", "01_history", 2, "accumulate:verify_accumulate"),
+    Exercise("answer_all", "01_history", 2, "history:verify_answer_all"),
+    Exercise("count_in_order", "02_pairing", 1, "in_order:verify_count_in_order"),
+    Exercise("pair_results", "02_pairing", 2, "pairing:verify_pair_results"),
+    Exercise("make_batches", "03_batching", 2, "batching:verify_make_batches"),
+    Exercise("read_turn", "04_streaming", 2, "stall:verify_read_turn"),
+    Exercise("is_executable", "04_streaming", 2, "streaming:verify_is_executable"),
+    Exercise("status_history", "05_partial_success", 3, "partial_success:verify_status_history"),
+    Exercise("collect_batch", "06_faults", 3, "collect:verify_collect_batch"),
+    Exercise("answer_responses", "07_providers", 2, "providers:verify_answer_responses"),
+    Exercise("calls_to_resume", "08_production", 2, "resume:verify_calls_to_resume"),
 )

@@ -17,12 +17,13 @@ from typing import Any
 
 import pytest
 
+from keel_course.checkout import Checkout
 from keel_course.grading.child import Channel, offer
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_course.grading.plain import Foreign, from_plain, to_plain
 from keel_course.grading.remote import Requests, judged, verify
 from keel_course.grading.sandbox import _Link
-from keel_course.guide import WRONG_ANSWERS, fresh
+from keel_course.guide import fresh, wrong_answers
 from keel_lab._core.protocol import ToolCall
 from keel_lab.course._checks.check import VERIFIERS
 from keel_lab.course._checks.verdict import Verdict
@@ -39,7 +40,7 @@ REAL_TIME = {"blocks_with_time_sleep", "polls_the_wall_clock"}
 
 def answers() -> list[Any]:
     out = []
-    for exercise, (module, table) in WRONG_ANSWERS.items():
+    for exercise, (module, table) in wrong_answers(Checkout.at(TABLES.parents[1])).items():
         loaded = fresh(TABLES, module)
         right = getattr(loaded, RIGHT.get(exercise, "RIGHT"), [])
         for fn in [*(fn for fn, _ in getattr(loaded, table)), *right]:

@@ -644,8 +644,8 @@ BATCH_WRONG = [
     (one_by_one, "consecutive safe calls should share one batch"),
     (batch_ids, "holds strings ('"),
     (flat, "batch 0 is a ToolRequest, not a list of requests"),
-    (make_batches, "hands the exercise to the lab's own keel_lab._core.batching.make_batches"),
-    (lab_alias, "hands the exercise to the lab's own keel_lab._core.batching.make_batches"),
+    (make_batches, "hands the exercise to the lab's own keel_lab.make_batches"),
+    (lab_alias, "hands the exercise to the lab's own keel_lab.make_batches"),
     (all_safe_together_fresh, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
                               "request order"),
     (ignores_approval, "shares a batch with ['call-0']: it must run alone (it needs approval "
@@ -920,7 +920,7 @@ EXECUTABLE_WRONG = [
     (any_json, "arguments must be a JSON object"),
     (json_only, 'a parameterless tool: arguments "", {} or blank (null is no object), chunk 5'),
     (braces, "text in braces that is not JSON"),
-    (via_readiness, "hands the exercise to the lab's own keel_lab._core.streaming.readiness"),
+    (via_readiness, "hands the exercise to the lab's own keel_lab.readiness"),
     (forgets_closed, "False - the stream has not closed this call yet: the turn may still be "
                      "cancelled, cut off or made invalid"),
     (empty_arguments_rejected, "you returned False, expected True - complete and closed: it may "
@@ -948,6 +948,13 @@ EXECUTABLE_WRONG = [
     (or_instead_of_and_fresh, "you returned True, expected False - arguments must be a JSON "
                               "object, got NoneType"),
 ]
+
+# this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
+WRONG_ANSWERS = {
+    "answer_all": ANSWER_ALL_WRONG,
+    "make_batches": BATCH_WRONG,
+    "is_executable": EXECUTABLE_WRONG,
+}
 
 
 @pytest.mark.parametrize("fn", EXECUTABLE_RIGHT, ids=lambda f: f.__name__)

@@ -225,6 +225,9 @@ WRONG = [
                        "as 'function_call_output'"),
 ]
 
+# this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
+WRONG_ANSWERS = {"answer_responses": WRONG}
+
 
 @pytest.mark.parametrize("fn,hint", WRONG, ids=[f.__name__ for f, _ in WRONG])
 def test_wrong_answers_fail_with_their_hint(fn, hint):

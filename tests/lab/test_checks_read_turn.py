@@ -830,6 +830,9 @@ WRONG = [
                          "code that cancelled you stops too"),
     (timeout_only_first_event, "asyncio runs on the loop's clock, time.monotonic() on the wall's"),
 ]
+
+# this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
+WRONG_ANSWERS = {"read_turn": WRONG}
 RIGHT = [with_a_rescheduled_timeout, with_a_task_and_wait, one_timeout_rescheduled,
          a_task_per_event_cancelled, recursive]
 

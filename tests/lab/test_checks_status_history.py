@@ -920,9 +920,8 @@ WRONG = [
     (short_spelling, "a restart nobody has decided yet [model.called, "
                      "tool.awaiting_approval(approval_required)]: expected "
                      "['waiting_for_approval'], got ['waiting']"),
-    (with_the_labs_rule, "hands the exercise to the lab's own "
-                         "keel_lab._core.partial_success.run_status"),
-    (built_name, "hands the exercise to the lab's own keel_lab._core.partial_success.run_status"),
+    (with_the_labs_rule, "hands the exercise to the lab's own keel_lab.run_status"),
+    (built_name, "hands the exercise to the lab's own keel_lab.run_status"),
     (returns_nothing, "one lookup, answered [model.called, tool.requested, tool.finished, "
                       "model.called]: your function returned None"),
     (missing_invalid_output, "a tool that returns no JSON object [model.called, tool.requested, "
@@ -1041,6 +1040,9 @@ WRONG = [
     (mutates_events, "your function changed the events list it was given: read the trace, do "
                      "not change it"),
 ]
+
+# this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
+WRONG_ANSWERS = {"status_history": WRONG}
 
 
 @pytest.mark.parametrize("answer", RIGHT, ids=lambda f: f.__name__)

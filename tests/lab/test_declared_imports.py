@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from keel_cli import record
+from keel_cli import _record as record
 from keel_lab._core.errors import LabError
 
 pytestmark = pytest.mark.lab_wide

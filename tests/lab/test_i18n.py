@@ -38,8 +38,10 @@ def english(monkeypatch):
 def marked() -> set[str | tuple[str, str]]:
     """Every message marked `_()`/`N_()` now, extracted the way `make messages` does; one
     marked `ngettext()` as its (singular, plural) pair, as the catalog keys it."""
-    found = [m for _file, _line, m, _comments, _context in
-             extract_from_dir(PACKAGE, method_map=[("**.py", "python")])]
+    found = [m for package in (PACKAGE, ROOT / "keel_cli")  # private folders too (`_core`)
+             for _file, _line, m, _comments, _context in extract_from_dir(
+                 package, method_map=[("**.py", "python")],
+                 directory_filter=lambda folder: not Path(folder).name.startswith("."))]
     found += [m for path in ("notebooks/conftest.py", "keel_course/lab.py",
                              "keel_course/workspace.py")
               for _line, m, _comments, _context in extract_from_file("python", ROOT / path)]

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from test_checks_hints import reference
 
+from keel_course.checkout import Checkout
+from keel_course.guide import wrong_answers
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_, set_language, speaking
 from keel_lab.course._checks import VERIFIERS
@@ -26,13 +28,14 @@ pytestmark = pytest.mark.lab_wide
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("keel_lab", "keel_cli", "keel_course")
 PSEUDO = "\u27e6"  # how every message of the pseudo-locale begins
+TABLES = wrong_answers(Checkout.at(ROOT))  # exercise -> (test module, table of wrong answers)
 
 
 def _table(exercise, kind):
     """An exercise's known answers from its test module: its wrong ones (`kind` "WRONG"), or
     its right ones ("RIGHT", where the module keeps a list of them; the hints' reference answer
     is one in any case)."""
-    module, name = exercise.wrong_answers.split(":")
+    module, name = TABLES[exercise.name]
     found = getattr(importlib.import_module(module), name.replace("WRONG", kind), [])
     return [entry[0] if isinstance(entry, tuple) else entry for entry in found]
 
@@ -69,7 +72,7 @@ def test_a_check_gives_the_same_verdict_in_the_pseudo_locale(name, answer):
 
 def test_the_tables_are_found():
     for x in EXERCISES:
-        assert _table(x, "WRONG"), x.wrong_answers
+        assert _table(x, "WRONG"), x.name
 
 
 # --- every LabError of the core, the course and the CLI carries its code ---
@@ -230,7 +233,7 @@ def unknown_language(tmp, mp):
 def no_stream(tmp, mp):
     """`record`'s failure is the CLI's `Unavailable` (exit 69), with the failure's code."""
     from keel_cli import _command as cli
-    from keel_cli import record
+    from keel_cli import _record as record
 
     class Request:
         format, url, model = "openai-chat", "http://localhost:1", "m"

@@ -156,7 +156,18 @@ def _lab_codes(lab: tuple[Any, ...]) -> dict[CodeType, Any]:
 def _hint(obj: Any) -> str:
     return _("your function hands the exercise to the lab's own {name}: write the rule "
              "yourself (the check cannot judge the lab's code as your answer)").format(
-                 name=f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', obj)}")
+                 name=public_name(obj))
+
+
+def public_name(obj: Any) -> str:
+    """The name a learner imports `obj` by: its face's (`keel_lab.make_batches`) when a face
+    offers it, else where it is defined."""
+    name = getattr(obj, "__name__", None)
+    for face in ("keel_lab", "keel_lab.providers", "keel_lab.course"):
+        if name and name in getattr(sys.modules.get(face), "__all__", ()) \
+                and getattr(sys.modules[face], name) is obj:
+            return f"{face}.{name}"
+    return f"{getattr(obj, '__module__', '')}.{getattr(obj, '__qualname__', obj)}"
 
 
 _SET_PROFILE = sys.setprofile
