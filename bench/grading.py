@@ -16,9 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import tags
 from keel_course.editions import fill_solutions
 from keel_course.grading import grade
-from keel_lab.course._cells import tags
 
 ROOT = Path(__file__).resolve().parent.parent / "notebooks"
 CHAPTER, SUBMISSIONS, JOBS, BUDGET_S = "02_pairing", 30, 2, 90.0

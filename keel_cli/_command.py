@@ -15,8 +15,9 @@ import sys
 import textwrap
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from keel_lab._core.errors import LabError
 from keel_lab._core.tables import printable, width_of, wrap
@@ -24,6 +25,9 @@ from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course._experiments.registry import EXPERIMENTS, Params
 from keel_lab.course._experiments.report import Report
 from keel_lab.providers._formats import ALIASES, HISTORY_FORMATS, STREAM_FORMATS
+
+if TYPE_CHECKING:
+    from keel_lab.providers._diagnosis import Diagnosis
 
 
 def bounded(low: int, high: int) -> Callable[[str], int]:
@@ -407,8 +411,21 @@ def _assemble(args: argparse.Namespace) -> int:
     from keel_lab.providers._diagnosis import diagnose_file
 
     diagnosis = diagnose_file(args.file, args.format)
-    print(json_text(diagnosis.to_dict()) if args.json else diagnosis.table())
+    print(json_text(diagnosis_json(diagnosis)) if args.json else diagnosis.table())
     return 0 if diagnosis.ok else 1
+
+
+def diagnosis_json(d: Diagnosis) -> dict[str, Any]:
+    """A diagnosed turn as `assemble --json` prints it: each call's error's words and every
+    notice's message, and beside each its `code`."""
+    return {"finish_reason": d.finish_reason,
+            "calls": [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
+                       "input": c.input, "executable": c.executable, "error": c.error,
+                       "code": None if c.executable else c.verdict.code} for c in d.calls],
+            "provider_calls": [asdict(p) for p in d.provider_calls],
+            "diagnostics": [{"index": n.index, "id": n.id, "quirk": n.quirk,
+                             "message": n.message, "action": n.action, "code": n.said.code}
+                            for n in d.diagnostics]}
 
 
 def _record(args: argparse.Namespace) -> int:

@@ -32,10 +32,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import CHECK_MARK, function_name, source, tags
 from keel_course.checkout import Checkout
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._cells import CHECK_MARK, function_name, source, tags
 from keel_lab.course._checks.check import POINTS
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
@@ -204,3 +204,18 @@ def read_notebook(path: Path) -> Notebook:
 def notebook_text(nb: Notebook) -> str:
     """A notebook as the course saves it: one-space indent, UTF-8 kept, a final newline."""
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def static_outputs(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A widget cell's outputs as saved: each display's static snapshot (`text/html`, which
+    `keel_lab.course._notebook.Explorer` adds), without the live view, whose model a saved
+    notebook does not keep."""
+    kept = []
+    for output in outputs:
+        data = output.get("data", {})
+        if "text/html" in data:
+            kept.append({**output, "data": {k: v for k, v in data.items() if k != WIDGET_VIEW}})
+    return kept

@@ -33,12 +33,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from keel_cli._cells import source, tags
 from keel_course.checkout import Checkout
 from keel_course.editions import CHAPTER, exercises, read_notebook
 from keel_course.sources import failure, reading
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._cells import source, tags
 from keel_lab.course._checks.check import POINTS, VERIFIERS
 
 REGION = re.compile(r"(<!-- generated: (\w+) (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)

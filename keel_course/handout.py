@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import source, tags
 from keel_course import translation
 from keel_course.checkout import Checkout
 from keel_course.editions import (
@@ -53,7 +54,6 @@ from keel_course.pyproject import learner_pyproject
 from keel_course.sources import check_outside, failure, reading
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._cells import source, tags
 
 MANIFEST = "handout.json"  # marks a folder as a handout, so a rebuild may replace it
 MIN_LINE = 32

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import function_name, source, tags
 from keel_course.checkout import Checkout
 from keel_course.editions import (
     CHAPTER,
@@ -51,7 +52,6 @@ from keel_course.sources import check_outside, failure, reading
 from keel_lab._core.errors import LabError
 from keel_lab._core.strict_json import read_json
 from keel_lab._i18n import N_
-from keel_lab.course._cells import function_name, source, tags
 from keel_lab.providers._streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA

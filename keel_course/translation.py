@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import source
 from keel_course.checkout import Checkout
 from keel_course.editions import (
     PROGRESS_CELLS,
@@ -41,7 +42,6 @@ from keel_course.editions import (
 )
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._cells import source
 
 Translate = Callable[[str], str]
 

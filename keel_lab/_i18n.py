@@ -103,9 +103,7 @@ def speaking(code: str) -> Iterator[None]:
 
 def language() -> str:
     """The language messages are shown in: `set_language`'s, else `KEEL_LAB_LANG`, else en."""
-    if _chosen is not None:
-        return _chosen
-    return _checked(os.environ.get(ENV) or "en", ENV)
+    return _chosen or _checked(os.environ.get(ENV) or "en", ENV)
 
 
 class Translations(dict[str, str]):
@@ -113,8 +111,7 @@ class Translations(dict[str, str]):
     entries, (singular, plural) English -> the translation's forms, and `form(n)` says which
     form a count takes (the catalog's Plural-Forms rule: Chinese has one form)."""
 
-    def __init__(self, texts: dict[str, str],
-                 plurals: dict[tuple[str, str], tuple[str, ...]],
+    def __init__(self, texts: dict[str, str], plurals: dict[tuple[str, str], tuple[str, ...]],
                  form: Callable[[int], int]) -> None:
         super().__init__(texts)
         self.plurals, self.form = plurals, form

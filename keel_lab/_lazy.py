@@ -20,8 +20,7 @@ class _Face(ModuleType):
             super().__setattr__(name, value)
 
 
-def lazy(face: str, names: Mapping[str, tuple[str, ...]],
-         modules: Mapping[str, str] | None = None
+def lazy(face: str, names: Mapping[str, tuple[str, ...]], modules: Mapping[str, str] | None = None
          ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The face's `__getattr__` and `__dir__`: each name of `names` (module -> its names) is
     read from its module on first use, each of `modules` (name -> module) is that module; once

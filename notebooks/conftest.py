@@ -29,12 +29,12 @@ from typing import Any
 
 import pytest
 
+from keel_cli._cells import CHECK_MARK, function_name, source, tags
 from keel_cli._command import command, here
 from keel_lab._core.errors import LabError
 from keel_lab._core.tables import cut, pad, printable, width_of
-from keel_lab.course import _progress as progress
-from keel_lab.course._cells import CHECK_MARK, function_name, source, tags
 from keel_lab._i18n import _
+from keel_lab.course import _progress as progress
 
 PIPED_WIDTH = 100  # the width of a line when the output is not a terminal (a file, a pipe)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's colour and cursor codes

@@ -27,6 +27,7 @@ from typing import Any
 import nbformat
 from nbclient import NotebookClient
 
+from keel_cli._cells import tags
 from keel_course import translation
 from keel_course.checkout import Checkout
 from keel_course.editions import (
@@ -35,11 +36,10 @@ from keel_course.editions import (
     problems,
     read_notebook,
     solution_paths,
+    static_outputs,
 )
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._cells import tags
-from keel_lab.course._notebook import static_outputs
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)

@@ -38,6 +38,7 @@ from pathlib import Path
 import nbformat
 from nbformat.validator import get_validator
 
+from keel_cli._cells import source, tags
 from keel_course import translation
 from keel_course.checkout import Checkout
 from keel_course.editions import (
@@ -52,7 +53,6 @@ from keel_course.translation import Translate
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
 from keel_lab.course import _fonts as fonts
-from keel_lab.course._cells import source, tags
 
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 SITE = CHECKOUT.root / "site"

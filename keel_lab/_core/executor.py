@@ -25,8 +25,6 @@ from keel_lab._i18n import _
 Latency = Callable[[ToolRequest], float]
 Emit = Callable[[Event], None]
 RunCall = Callable[[ToolRequest], Awaitable[ToolOutcome]]
-# A batch and a way to run one of its calls in; (call id, outcome) pairs, or a mapping of them,
-# out: each outcome becomes the tool message answering that call id, stored in that order.
 Stored = Iterable[tuple[str, ToolOutcome]] | Mapping[str, ToolOutcome]
 Collect = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Stored]]
 
@@ -104,8 +102,7 @@ class Executor:
                                Code.APPROVAL_REQUIRED))
                     break
                 if not decision:
-                    outcome = failure(head, Code.APPROVAL_DENIED,
-                                      _("a person denied this call"))
+                    outcome = failure(head, Code.APPROVAL_DENIED, _("a person denied this call"))
                     result.outcomes[head.call_id] = outcome
                     emit(Event("tool.failed", head.call_id, now(), outcome.code))
                     continue

@@ -18,16 +18,13 @@ from keel_lab._i18n import N_, _
 # is and puts an explanation in the learner's language before it.
 MISSING_RESULTS = N_(
     "An assistant message with 'tool_calls' must be followed by tool messages responding to "
-    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}"
-)
+    "each 'tool_call_id'. The following tool_call_ids did not have response messages: {ids}")
 ORPHAN_RESULT = (  # the provider's own spelling of "preceding"
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
-    "with 'tool_calls'."
-)
+    "with 'tool_calls'.")
 ORPHAN_AT = N_(  # ORPHAN_RESULT, then where
     "Invalid parameter: messages with role 'tool' must be a response to a preceeding message "
-    "with 'tool_calls'. (messages[{pos}], tool_call_id {id})"
-)
+    "with 'tool_calls'. (messages[{pos}], tool_call_id {id})")
 
 
 # The rules every provider has, then the ones only some have: Anthropic (misplaced_block,
@@ -63,9 +60,6 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
     answered: set[str] = set()
     open_at = -1
 
-    def flag(kind: ProblemKind, message: str, call_id: str, pos: int) -> None:
-        problems.append(HistoryProblem(kind, message, (call_id,), pos))
-
     def close() -> None:
         if pending:
             ids = tuple(i for i, owed in pending.items() for _n in range(owed))
@@ -84,10 +78,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
                     del pending[m.tool_call_id]
                 answered.add(m.tool_call_id)
             elif m.tool_call_id in answered:
-                flag("duplicate_result", _(
+                problems.append(HistoryProblem("duplicate_result", _(
                     "messages[{pos}]: a second tool message responds to tool_call_id {id}; each "
                     "call gets exactly one").format(pos=pos, id=m.tool_call_id),
-                     m.tool_call_id, pos)
+                    (m.tool_call_id,), pos))
             else:
                 problems.append(HistoryProblem(
                     "orphan_result", _(ORPHAN_AT).format(pos=pos, id=m.tool_call_id),
@@ -99,10 +93,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
             open_at = pos
             for j, call in enumerate(m.tool_calls):
                 if call.id in first_seen:
-                    flag("duplicate_id", _(
+                    problems.append(HistoryProblem("duplicate_id", _(
                         "messages[{pos}].tool_calls[{j}]: tool call ids must be unique; {id} was "
                         "already used in messages[{first}]").format(
-                            pos=pos, j=j, id=call.id, first=first_seen[call.id]), call.id, pos)
+                            pos=pos, j=j, id=call.id, first=first_seen[call.id]), (call.id,), pos))
                 first_seen.setdefault(call.id, pos)
                 pending[call.id] = pending.get(call.id, 0) + 1  # still owed its one result
     close()
@@ -112,12 +106,10 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
 def _check(m: object, pos: int) -> None:
     where = f"messages[{pos}]"
     if isinstance(m, dict):
-        raise LabError("dict_message", N_("{where}: a dict, not a lab message; convert OpenAI "
-                                          "chat dicts with keel_lab.from_openai(messages) first, "
-                                          "or check Anthropic ones with keel_lab.providers."
-                                          "anthropic_messages.validate_anthropic(messages)"),
-                       where=where)
+        raise LabError("dict_message", N_(
+            "{where}: a dict, not a lab message; convert OpenAI chat dicts with "
+            "keel_lab.from_openai(messages) first, or check Anthropic ones with "
+            "keel_lab.providers.anthropic_messages.validate_anthropic(messages)"), where=where)
     if not isinstance(m, MESSAGE_TYPES):
-        raise LabError("not_a_message", N_("{where}: expected a lab message "
-                                           "(keel_lab.Message), got {type}"),
-                       where=where, type=type(m).__name__)
+        raise LabError("not_a_message", N_("{where}: expected a lab message (keel_lab.Message), "
+                                           "got {type}"), where=where, type=type(m).__name__)

@@ -43,8 +43,7 @@ class ScriptedAdapter:
     def __init__(self, turns: Sequence[AssistantMessage]) -> None:
         self.turns = list(turns)
 
-    def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
-                 ) -> AssistantMessage:
+    def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn) -> AssistantMessage:
         if turn.step >= len(self.turns):
             raise LabError("script_exhausted", N_("the script has {turns} turns; step {step} has "
                                                   "none"), turns=len(self.turns), step=turn.step)

@@ -28,13 +28,7 @@ from keel_lab._core.partial_success import (
     run_status,
 )
 from keel_lab._core.protocol import ToolCall, ToolRequest, call_problems
-from keel_lab._core.streaming import (
-    Assembly,
-    CallState,
-    StreamAssembler,
-    StreamEvent,
-    assemble,
-)
+from keel_lab._core.streaming import Assembly, CallState, StreamAssembler, StreamEvent, assemble
 from keel_lab._core.tools import ToolOutcome, Toolset, failure
 from keel_lab._i18n import N_, _
 
@@ -82,8 +76,7 @@ class RunResult:
         if not failed:
             return self.answer
         return _("Partial answer ({answered} of {total} calls answered): {answer}").format(
-            answered=len(self.outcomes) - len(failed), total=len(self.outcomes),
-            answer=self.answer)
+            answered=len(self.outcomes) - len(failed), total=len(self.outcomes), answer=self.answer)
 
     def trace(self) -> str:
         head = f"status = {self.status}" + (_("  (partial)") if self.partial else "")
@@ -116,14 +109,6 @@ class _State:
 class Reply:
     message: AssistantMessage
     requests: tuple[ToolRequest, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Stop:
-    """Why a model turn gave nothing that may run."""
-
-    status: Status
-    reason: str
 
 
 class Runner:
@@ -199,8 +184,8 @@ class Runner:
                 return state.result(Status.FAILED, error=_(
                     "no answer after {turns} model turns").format(turns=self.max_turns))
             reply = await self._ask(state)
-            if isinstance(reply, Stop):
-                return state.result(reply.status, error=reply.reason)
+            if isinstance(reply, RunResult):
+                return reply
             state.messages.append(reply.message)
             if not reply.requests:
                 return state.result(Status.COMPLETED, answer=reply.message.content)
@@ -218,18 +203,15 @@ class Runner:
             state.early = {}
         state.spans += turn.spans
         done = [turn.outcomes[r.call_id] for r in requests if r.call_id in turn.outcomes]
-        status = self.status_rule([o.code for o in done]
-                                  + ([PAUSE_CODE] if turn.pending else []))
-        if status == Status.WAITING:
-            state.messages += turn.messages(requests)
-            state.outcomes += done
-            return state.result(Status.WAITING, pending=turn.pending)
-        for r in turn.pending:  # nobody will decide them: each still gets its one answer
-            turn.outcomes[r.call_id] = failure(r, PAUSE_CODE, _(
-                "not run: no person decided, the run is {status}").format(status=status))
+        status = self.status_rule([o.code for o in done] + ([PAUSE_CODE] if turn.pending else []))
+        if status != Status.WAITING:
+            for r in turn.pending:  # nobody will decide them: each still gets its one answer
+                turn.outcomes[r.call_id] = failure(r, PAUSE_CODE, _(
+                    "not run: no person decided, the run is {status}").format(status=status))
         state.messages += turn.messages(requests)
-        state.outcomes += [turn.outcomes[r.call_id] for r in requests
-                           if r.call_id in turn.outcomes]
+        state.outcomes += [turn.outcomes[r.call_id] for r in requests if r.call_id in turn.outcomes]
+        if status == Status.WAITING:
+            return state.result(Status.WAITING, pending=turn.pending)
         if status != Status.COMPLETED:
             cause = failure_cause(done)
             return state.result(status, error=f"{cause.call_id}: {cause.code}: {cause.detail}"
@@ -237,20 +219,18 @@ class Runner:
                                     status=repr(status)))
         return None
 
-    async def _ask(self, state: _State) -> Reply | Stop:
-        """One model turn: its message and requests, or why nothing of it may run."""
+    async def _ask(self, state: _State) -> Reply | RunResult:
+        """One model turn: its message and requests, or the run's end if nothing of it may run."""
         turn = Turn(state.ids, state.turns)
         state.turns += 1
         state.events.append(Event("model.called", f"step-{turn.step}", clock.now()))
 
-        def stop(status: Status, why: str) -> Stop:
-            ran = ", ".join(state.early)
+        def stop(status: Status, why: str) -> RunResult:
+            said = (_("model turn {step}: {why}; already started: {ran}") if state.early
+                    else _("model turn {step}: {why}; nothing was run"))
             state.outcomes += state.early.values()
-            if ran:
-                return Stop(status, _("model turn {step}: {why}; already started: {ran}").format(
-                    step=turn.step, why=why, ran=ran))
-            return Stop(status, _("model turn {step}: {why}; nothing was run").format(
-                step=turn.step, why=why))
+            return state.result(status, error=said.format(step=turn.step, why=why,
+                                                          ran=", ".join(state.early)))
 
         try:
             if self.stream:

@@ -241,8 +241,7 @@ class Assembly:
             turn = Said("turn_refused_by", N_("the turn is refused ({quirk}: {message})"),
                         {"quirk": cause.quirk, "message": cause.said})
         if state.readiness.executable or not state.closed:  # an open call: the turn says why
-            return Readiness(False, Said(turn.code, N_("not run: {turn}"), {"turn": turn}),
-                             (turn,))
+            return Readiness(False, Said(turn.code, N_("not run: {turn}"), {"turn": turn}), (turn,))
         reason = state.readiness.said
         return Readiness(False, Said(reason.code, N_("{reason}; {turn}"),
                                      {"reason": reason, "turn": turn}), (reason, turn))
@@ -325,8 +324,7 @@ class StreamAssembler:
         """The finished turn: a call without an id or a name, an id used twice or changed refuse
         every call of it; bad JSON in one call is that call's own reason alone."""
         if self.finish_reason is None:
-            raise LabError("not_finished", N_("the stream has not finished: no call may run "
-                                              "yet"))
+            raise LabError("not_finished", N_("the stream has not finished: no call may run yet"))
         states = tuple(self.calls())
         calls = [ToolCall(s.id or "", s.name, s.arguments) for s in states]
         problems = [replace(p, index=states[p.index].index) for p in call_problems(
@@ -390,18 +388,15 @@ def assemble(events: Iterable[StreamEvent]) -> Assembly:
         return assembler.interrupted(Said("cancelled", N_("stream cancelled ({why})"),
                                           {"why": _words(exc)}), cancelled=True)
     except Exception as exc:
-        return assembler.interrupted(Said("stream_raised", N_("stream raised {error_type}: "
-                                                              "{error}"),
-                                          {"error_type": type(exc).__name__,
-                                           "error": _words(exc)}))
+        return assembler.interrupted(Said("stream_raised", N_(
+            "stream raised {error_type}: {error}"), {"error_type": type(exc).__name__,
+                                                     "error": _words(exc)}))
     if assembler.finish_reason is None:
-        return assembler.interrupted(Said("no_finish", N_("stream ended before a finish "
-                                                          "reason")))
+        return assembler.interrupted(Said("no_finish", N_("stream ended before a finish reason")))
     return assembler.result()
 
 
-def snapshots(events: Iterable[StreamEvent]) -> Iterator[tuple[int, StreamEvent,
-                                                                 list[CallState]]]:
+def snapshots(events: Iterable[StreamEvent]) -> Iterator[tuple[int, StreamEvent, list[CallState]]]:
     """After every event: its number (from 1), the event, and every call so far. A stream that
     dies (cancelled, connection lost) ends the snapshots; a malformed event still raises."""
     assembler = StreamAssembler()

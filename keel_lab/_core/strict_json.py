@@ -28,10 +28,7 @@ MAX_CHARS = 32 * 1024 * 1024  # a call's arguments or a recorded turn are kiloby
 MAX_KEY = 40  # characters of one key a message shows
 MAX_PATH = 200  # characters of a key path a message shows (its start and its end)
 NOT_JSON = N_("not valid JSON")
-_NOT_JSON_AT = N_("{where}: not valid JSON: {error}")  # the error is Python's json message
-_DEEP = N_("nested deeper than {depth} levels")
-_TWICE = N_("the key {key} appears twice in one object: JSON parsers disagree on which value "
-            "wins")
+_TWICE = N_("the key {key} appears twice in one object: JSON parsers disagree on which value wins")
 _SURROGATE = {"a string": N_("a string holds a lone surrogate (\\u{code}), which is not Unicode "
                              "text"),
               "a key": N_("a key holds a lone surrogate (\\u{code}), which is not Unicode text")}
@@ -57,11 +54,10 @@ def read_json(text: str, where: str) -> Any:
         value = json.loads(text, object_pairs_hook=_unique, parse_constant=_constant,
                            parse_float=_float, parse_int=_int)
     except json.JSONDecodeError as exc:  # the error shown is Python's, with line and column
-        raise LabError("not_json", _NOT_JSON_AT, where=where, error=str(exc), pos=exc.pos,
-                       line=exc.lineno, column=exc.colno) from None
+        raise LabError("not_json", N_("{where}: not valid JSON: {error}"), where=where,
+                       error=str(exc), pos=exc.pos, line=exc.lineno, column=exc.colno) from None
     except RecursionError:
-        raise LabError("too_deep", N_("{where}: {reason}"), where=where,
-                       reason=_deep()) from None
+        raise LabError("too_deep", N_("{where}: {reason}"), where=where, reason=_deep()) from None
     _walk(value, where)
     return value
 
@@ -117,7 +113,7 @@ def unterminated(text: str, pos: int, start: int = 0) -> bool:
 
 
 def _deep() -> Said:
-    return Said("too_deep", _DEEP, {"depth": MAX_DEPTH})
+    return Said("too_deep", N_("nested deeper than {depth} levels"), {"depth": MAX_DEPTH})
 
 
 def _unique(pairs: list[tuple[str, Any]]) -> dict[str, Any] | _Refused:

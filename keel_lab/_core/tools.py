@@ -190,10 +190,9 @@ def _business_error(tool: Tool, request: ToolRequest, exc: ToolError) -> ToolOut
                        _("{tool} raised a ToolError without a code ({code}): {error}").format(
                            tool=tool.name, code=repr(code), error=exc))
     if code == Code.APPROVAL_REQUIRED:
-        return failure(request, Code.TOOL_INTERNAL_ERROR,
-                       _("{tool} raised approval_required while running: approval is decided "
-                         "before a call runs - declare the tool requires_approval=True")
-                       .format(tool=tool.name))
+        return failure(request, Code.TOOL_INTERNAL_ERROR, _(
+            "{tool} raised approval_required while running: approval is decided before a call "
+            "runs - declare the tool requires_approval=True").format(tool=tool.name))
     return failure(request, code, str(exc))
 
 

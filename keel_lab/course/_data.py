@@ -75,21 +75,17 @@ def require() -> None:
 
 
 def incidents() -> dict[str, dict[str, Any]]:
-    return _incidents(language())
-
-
-@cache
-def _incidents(lang: str) -> dict[str, dict[str, Any]]:
-    return {i["id"]: i for i in _load("incidents", lang)}
+    return _keyed("incidents", "id", language())
 
 
 def services() -> dict[str, dict[str, Any]]:
-    return _services(language())
+    return _keyed("services", "name", language())
 
 
 @cache
-def _services(lang: str) -> dict[str, dict[str, Any]]:
-    return {s["name"]: s for s in _load("services", lang)}
+def _keyed(name: str, key: str, lang: str) -> dict[str, dict[str, Any]]:
+    """A data set's entries by their `key`, cached per language like the set itself."""
+    return {entry[key]: entry for entry in _load(name, lang)}
 
 
 def logs() -> dict[str, list[str]]:
@@ -99,5 +95,5 @@ def logs() -> dict[str, list[str]]:
 
 def cache_clear() -> None:
     """Forget every data set read so far, in every language (tests swap the data's folder)."""
-    for cached in (_load, _incidents, _services):
+    for cached in (_load, _keyed):
         cached.cache_clear()

@@ -19,7 +19,6 @@ from keel_lab._i18n import N_, _
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._plots import plot
 
-WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 # Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).
 SNAPSHOT_NOTE = N_("Saved state of the controls: run this cell in the notebook to move them.")
 
@@ -121,17 +120,6 @@ def _control_html(control: widgets.ValueWidget) -> str:
                  f'step="{control.step}" value="{value}" disabled> ')
     label = html.escape(str(getattr(control, "description", "")))
     return f"<label>{label} {field}<output>{html.escape(shown)}</output></label>"
-
-
-def static_outputs(outputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """A widget cell's outputs as saved: each display's static snapshot (`text/html`), without
-    the live view, whose model a saved notebook does not keep."""
-    kept = []
-    for output in outputs:
-        data = output.get("data", {})
-        if "text/html" in data:
-            kept.append({**output, "data": {k: v for k, v in data.items() if k != WIDGET_VIEW}})
-    return kept
 
 
 def slider(description: str, value: int, low: int, high: int, step: int = 1

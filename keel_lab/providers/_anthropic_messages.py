@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from keel_lab._core.errors import LabError
-from keel_lab._core.history import HistoryProblem
+from keel_lab._core.history import HistoryProblem, ProblemKind
 from keel_lab._core.messages import (
     AssistantMessage,
     Message,
@@ -24,7 +24,7 @@ from keel_lab._core.messages import (
 )
 from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import shown, strict_dumps, string_field
+from keel_lab.providers._fields import need, strict_dumps, string_field, wrong
 from keel_lab.providers._openai_messages import PART_TYPES
 from keel_lab.providers._turns import arguments_object, request_turns
 
@@ -65,10 +65,7 @@ def to_anthropic(messages: Iterable[Message]) -> dict[str, Any]:
             out.append({"role": "assistant", "content": blocks})
         else:
             out.append({"role": "user", "content": m.content})
-    body: dict[str, Any] = {"messages": out}
-    if system:
-        body["system"] = "\n\n".join(system)
-    return body
+    return {"messages": out} | ({"system": "\n\n".join(system)} if system else {})
 
 
 def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = None
@@ -79,22 +76,20 @@ def from_anthropic(messages: Sequence[Mapping[str, Any]], system: str | None = N
     names: dict[str, str] = {}
     for n, m in enumerate(messages):
         role, content = _message(m, n)
-        text = "".join(b["text"] for b in content if b["type"] == "text")
+        text = _text(content)
         if role == "assistant":
             calls = []
             for k, b in enumerate(content):
                 if b["type"] == "tool_use":
                     names[b["id"]] = b["name"]
                     where = f"messages.{n}.content.{k}.input"
-                    if not isinstance(b["input"], Mapping):
-                        raise LabError("input_not_an_object", N_(
-                            "{where}: a tool_use block needs an object, got {type}"), where=where,
-                            type=type(b["input"]).__name__)
+                    need(b["input"], Mapping, where, "input_not_an_object", N_(
+                        "{where}: a tool_use block needs an object, got {type}"))
                     calls.append(ToolCall(b["id"], b["name"], strict_dumps(b["input"], where)))
             out.append(AssistantMessage(text, tuple(calls)))
             continue
         out += [ToolMessage(b["tool_use_id"], names.get(b["tool_use_id"], ""),
-                            _result_text(b.get("content"))) for b in content
+                            _text(b.get("content"))) for b in content
                 if b["type"] == "tool_result"]
         if text:
             out.append(UserMessage(text))
@@ -105,9 +100,8 @@ def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
     """The role and blocks of one message, every field the pairing rules read checked; other
     block types (images, thinking, ...) are kept but take no part in pairing."""
     where = f"messages.{n}"
-    if not isinstance(m, Mapping):
-        raise LabError("not_a_message", N_("{where}: expected an object (a message), got {type}"),
-                       where=where, type=type(m).__name__)
+    need(m, Mapping, where, "not_a_message", N_("{where}: expected an object (a message), got "
+                                                "{type}"))
     role = m.get("role")
     if role == "tool":
         raise LabError("foreign_role", N_("{where}: role 'tool' is OpenAI chat's, not "
@@ -115,20 +109,17 @@ def _message(m: Any, n: int) -> tuple[str, list[Mapping[str, Any]]]:
                                           "user message; a history cannot mix both)"), where=where)
     for field in ("tool_calls", "tool_call_id"):
         if field in m:
-            raise LabError("foreign_field", N_("{where}.{field}: OpenAI chat's field, not "
-                                               "Anthropic's (calls are tool_use blocks; a "
-                                               "history cannot mix both formats)"), where=where,
-                           field=field)
+            raise LabError("foreign_field", N_(
+                "{where}.{field}: OpenAI chat's field, not Anthropic's (calls are tool_use "
+                "blocks; a history cannot mix both formats)"), where=where, field=field)
     if role not in ("user", "assistant"):
-        raise LabError("bad_role", N_("{where}: role must be 'user' or 'assistant', got {got}"),
-                       where=where, got=shown(role))
+        raise wrong(where, role, "bad_role", N_("{where}: role must be 'user' or 'assistant', "
+                                                "got {got}"))
     content = m.get("content")
     if isinstance(content, str):
         return role, [{"type": "text", "text": content}]
-    if not isinstance(content, list):
-        raise LabError("bad_content", N_("{where}.content: expected a string or a list of "
-                                         "blocks, got {type}"), where=where,
-                       type=type(content).__name__)
+    need(content, list, where, "bad_content", N_(
+        "{where}.content: expected a string or a list of blocks, got {type}"))
     for k, b in enumerate(content):
         _block(b, f"{where}.content.{k}")
     return role, content
@@ -154,23 +145,19 @@ def _block(b: Any, where: str) -> None:
         string_field(b, "tool_use_id", where, "block")
         content = b.get("content")
         if content is not None and not isinstance(content, str):
-            if not isinstance(content, list):
-                raise LabError("bad_content", N_("{where}.content: expected a string or a list "
-                                                 "of blocks, got {type}"), where=where,
-                               type=type(content).__name__)
+            need(content, list, where, "bad_content", N_(
+                "{where}.content: expected a string or a list of blocks, got {type}"))
             for j, inner in enumerate(content):
                 if isinstance(inner, Mapping) and inner.get("type") in ("tool_use", "tool_result"):
-                    raise LabError("nested_call_block", N_("{where}.content.{j}: a tool_result "
-                                                           "holds text or images, not a {type} "
-                                                           "block"), where=where, j=j,
-                                   type=inner["type"])
+                    raise LabError("nested_call_block", N_(
+                        "{where}.content.{j}: a tool_result holds text or images, not a {type} "
+                        "block"), where=where, j=j, type=inner["type"])
                 _block(inner, f"{where}.content.{j}")
-        if not isinstance(b.get("is_error", False), bool):
-            raise LabError("wrong_type", N_("{where}.is_error: expected true or false"),
-                           where=where)
+        need(b.get("is_error", False), bool, where, "wrong_type", N_(
+            "{where}.is_error: expected true or false"))
 
 
-def _result_text(content: Any) -> str:
+def _text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(b["text"] for b in content if b["type"] == "text")
     return content or ""
@@ -195,37 +182,33 @@ def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryPro
     parsed = [_message(m, n) for n, m in enumerate(messages)]
     problems: list[HistoryProblem] = []
     seen: set[str] = set()
+
+    def add(kind: ProblemKind, text: str, *ids: str) -> None:
+        problems.append(HistoryProblem(kind, text, ids, n))
+
     for n, (role, content) in enumerate(parsed):
         for k, b in enumerate(content):
             if b["type"] == "input_json_delta":
-                problems.append(HistoryProblem("stream_delta_block", STREAM_DELTA.format(
-                    n=n, k=k), (), n))
+                add("stream_delta_block", STREAM_DELTA.format(n=n, k=k))
             elif b["type"] == "tool_use" and not isinstance(b["input"], Mapping):
-                problems.append(HistoryProblem("input_not_an_object", NOT_AN_OBJECT.format(
-                    n=n, k=k), (b["id"],), n))
+                add("input_not_an_object", NOT_AN_OBJECT.format(n=n, k=k), b["id"])
         stray = "tool_result" if role == "assistant" else "tool_use"
         for k, b in enumerate(content):
             if b["type"] == stray:
-                call_id = b["id"] if stray == "tool_use" else b["tool_use_id"]
-                problems.append(HistoryProblem("misplaced_block", MISPLACED.format(
-                    n=n, k=k, kind=stray, role=role), (call_id,), n))
+                add("misplaced_block", MISPLACED.format(n=n, k=k, kind=stray, role=role),
+                    b["id"] if stray == "tool_use" else b["tool_use_id"])
         if role == "assistant":
-            uses = []
-            for k, b in enumerate(content):
-                if b["type"] != "tool_use":
-                    continue
-                if b["id"] in seen:
-                    problems.append(HistoryProblem("duplicate_id", DUPLICATE.format(n=n, k=k),
-                                                   (b["id"],), n))
-                seen.add(b["id"])
-                uses.append(b["id"])
+            uses = [(k, b["id"]) for k, b in enumerate(content) if b["type"] == "tool_use"]
+            for k, use in uses:
+                if use in seen:
+                    add("duplicate_id", DUPLICATE.format(n=n, k=k), use)
+                seen.add(use)
             nxt = parsed[n + 1] if n + 1 < len(parsed) else ("", [])
             answered = {b["tool_use_id"] for b in nxt[1]
                         if nxt[0] == "user" and b["type"] == "tool_result"}
-            missing = [u for u in uses if u not in answered]
+            missing = [u for _, u in uses if u not in answered]
             if missing:
-                problems.append(HistoryProblem("missing_results", MISSING.format(
-                    n=n, ids=", ".join(missing)), tuple(missing), n))
+                add("missing_results", MISSING.format(n=n, ids=", ".join(missing)), *missing)
         else:
             prev = parsed[n - 1] if n > 0 else ("", [])
             uses_before = {b["id"] for b in prev[1]
@@ -236,11 +219,9 @@ def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryPro
                     continue
                 call_id = b["tool_use_id"]
                 if call_id in results:
-                    problems.append(HistoryProblem("duplicate_result", SECOND_RESULT.format(
-                        n=n, k=k, id=call_id), (call_id,), n))
+                    add("duplicate_result", SECOND_RESULT.format(n=n, k=k, id=call_id), call_id)
                 elif call_id not in uses_before:
-                    problems.append(HistoryProblem("orphan_result", ORPHAN.format(
-                        n=n, k=k, id=call_id), (call_id,), n))
+                    add("orphan_result", ORPHAN.format(n=n, k=k, id=call_id), call_id)
                 results.add(call_id)
             problems += _results_first(n, content)
     return problems

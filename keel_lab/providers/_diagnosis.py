@@ -12,21 +12,14 @@ not ok, since nothing of them is the client's to run.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any
 
 from keel_lab._core.errors import LabError, Said
 from keel_lab._core.protocol import parse_arguments
-from keel_lab._core.streaming import (
-    Joined,
-    Notice,
-    ProviderCall,
-    Readiness,
-    StreamEvent,
-    assemble,
-)
+from keel_lab._core.streaming import Joined, Notice, ProviderCall, Readiness, StreamEvent, assemble
 from keel_lab._core.tables import format_table, printable
 from keel_lab._i18n import N_, _
 from keel_lab.providers._formats import DONE, STREAM_FORMATS, detect_stream, record_format
@@ -38,8 +31,7 @@ from keel_lab.providers._streams.records import iter_records, no_events, parse_r
 
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
 # the table's columns and a notice's action, each shown in the learner's language
-COLUMNS = {"index": N_("index"), "id": N_("id"), "name": N_("name"),
-           "arguments": N_("arguments"), "executable": N_("executable"), "error": N_("error")}
+COLUMNS = (N_("index"), N_("id"), N_("name"), N_("arguments"), N_("executable"), N_("error"))
 ACTIONS = {"tolerated": N_("tolerated"), "refused": N_("refused"), "reported": N_("reported")}
 
 CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
@@ -68,13 +60,6 @@ class WireCallReport:
     def error(self) -> str | None:
         return None if self.verdict.executable else self.verdict.reason
 
-    def to_dict(self) -> dict[str, Any]:
-        """The call as JSON: its error's words, and beside them their `code`."""
-        return {"index": self.index, "id": self.id, "name": self.name,
-                "arguments": self.arguments, "input": self.input,
-                "executable": self.executable, "error": self.error,
-                "code": None if self.executable else self.verdict.code}
-
 
 @dataclass
 class Diagnosis:
@@ -97,22 +82,11 @@ class Diagnosis:
                 and not any(d.action == "refused" and d.index is None
                             for d in self.diagnostics))
 
-    def to_dict(self) -> dict[str, Any]:
-        """The turn as JSON: every message with its `code` beside it."""
-        return {"finish_reason": self.finish_reason,
-                "calls": [c.to_dict() for c in self.calls],
-                "provider_calls": [asdict(p) for p in self.provider_calls],
-                "diagnostics": [{"index": d.index, "id": d.id, "quirk": d.quirk,
-                                 "message": d.message, "action": d.action, "code": d.said.code}
-                                for d in self.diagnostics]}
-
     def table(self) -> str:
         """The calls, one a row, each error by a short name; every full text once below."""
         notes: list[Said] = []  # the errors no quirk below names, each once, by number
-        rows = [{_(COLUMNS[k]): v for k, v in (
-                    ("index", c.index), ("id", c.id), ("name", c.name),
-                    ("arguments", c.arguments), ("executable", c.executable),
-                    ("error", self._short_error(c, notes)))}
+        rows = [dict(zip(map(_, COLUMNS), (c.index, c.id, c.name, c.arguments, c.executable,
+                                           self._short_error(c, notes)), strict=True))
                 for c in self.calls]
         lines = [_("format: {format}, finish reason: {finish}").format(
                      format=self.format, finish=printable(self.finish_reason)),
@@ -124,7 +98,6 @@ class Diagnosis:
                   for p in self.provider_calls]
         lines += [printable(_notice_line(d)) for d in self.diagnostics]
         return "\n".join(lines)
-
 
     def _short_error(self, call: WireCallReport, notes: list[Said]) -> str | None:
         """A call's error as the table's column shows it: each coded part of its verdict (its
@@ -242,13 +215,11 @@ def _a(fmt: str) -> Said:
 def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
     """Assemble a recorded turn with the core assembler and explain every call."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
-    event = _("event {n}")
-    return _diagnose(((event.format(n=n), r) for n, r in enumerate(records)), fmt,
-                     _("stream"))
+    return _diagnose(to_events(records, fmt), fmt)
 
 
-def _diagnose(records: Labelled, fmt: str, source: str) -> Diagnosis:
-    assembly = assemble(_convert(records, fmt, source))
+def _diagnose(events: Iterable[StreamEvent], fmt: str) -> Diagnosis:
+    assembly = assemble(events)
     leaks = leaked_calls(assembly.text)
     said = [Notice(None, None, "call_in_text", describe(leaks), "reported")] if leaks else []
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
@@ -281,4 +252,4 @@ def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
     if not seen:
         raise no_events(text, str(path))
     fmt = detect_stream([r for _where, r in seen], str(path)) if fmt == "auto" else fmt
-    return _diagnose(chain(seen, records), fmt, str(path))
+    return _diagnose(_convert(chain(seen, records), fmt, str(path)), fmt)

@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import reprlib
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
+
+T = TypeVar("T")
 
 
 def shown(value: Any) -> str:
@@ -85,24 +87,25 @@ class Fields:
     def raw(self, key: str) -> Any:
         return self.value.get(key)
 
-    def text(self, key: str) -> str | None:
+    def _typed(self, key: str, kind: type[T], expected: str,
+               ok: Callable[[T], bool] = lambda _: True) -> T | None:
+        """`value[key]` when absent, null or an `ok` `kind`; else the coded error saying what
+        was `expected`."""
         value = self.value.get(key)
-        if value is None or isinstance(value, str):
+        if value is None or (isinstance(value, kind) and ok(value)):
             return value
-        raise self._wrong(key, "a string")
+        raise self._wrong(key, expected)
+
+    def text(self, key: str) -> str | None:
+        return self._typed(key, str, "a string")
 
     def flag(self, key: str) -> bool | None:
-        value = self.value.get(key)
-        if value is None or isinstance(value, bool):
-            return value
-        raise self._wrong(key, "true or false")
+        return self._typed(key, bool, "true or false")
 
     def index(self, key: str) -> int | None:
         """A whole number 0..MAX_INDEX (bools and floats are not)."""
-        value = self.value.get(key)
-        if value is None or (type(value) is int and 0 <= value <= MAX_INDEX):
-            return value
-        raise self._wrong(key, f"a whole number 0..{MAX_INDEX}")
+        return self._typed(key, int, f"a whole number 0..{MAX_INDEX}",
+                           lambda v: not isinstance(v, bool) and 0 <= v <= MAX_INDEX)
 
     def required_index(self, key: str) -> int:
         value = self.index(key)
@@ -113,26 +116,16 @@ class Fields:
         return value
 
     def obj(self, key: str) -> Fields:
-        value = self.value.get(key)
-        if value is None:
-            value = {}
-        elif not isinstance(value, dict):
-            raise self._wrong(key, "an object")
-        return Fields(value, self.where, self, key)
+        return Fields(self._typed(key, dict, "an object") or {}, self.where, self, key)
 
     def objs(self, key: str) -> list[Fields]:
         """A list of objects (absent or null: none)."""
-        value = self.value.get(key)
-        if value is None:
-            return []
-        if not isinstance(value, list):
-            raise self._wrong(key, "a list of objects")
+        value = self._typed(key, list, "a list of objects") or []
         for i, item in enumerate(value):
             if not isinstance(item, dict):
-                raise LabError("wrong_type", N_("{where}: field {field} must be an object, got "
-                                                "{got}"),
-                               where=self.where, field=f"{self._at(key)}[{i}]",
-                               got=json_type(item))
+                raise LabError("wrong_type", N_(
+                    "{where}: field {field} must be an object, got {got}"), where=self.where,
+                    field=f"{self._at(key)}[{i}]", got=json_type(item))
         return [Fields(item, self.where, self, key, i) for i, item in enumerate(value)]
 
     def arguments(self, key: str) -> str | None:
@@ -150,6 +143,22 @@ class Fields:
         raise self._wrong(key, "a string (or an object)")
 
 
+def wrong(where: str, value: Any, code: str, template: str, /, **params: Any) -> LabError:
+    """The coded error of a check on `value` at `where`: its template may name the value as
+    `{type}` (its type) or `{got}` (`shown`), the one shape of the converters' many checks."""
+    named = {"type": type(value).__name__, "got": shown(value)}
+    return LabError(code, template, where=where, **{
+        k: v for k, v in named.items() if f"{{{k}}}" in template} | params)
+
+
+def need(value: Any, kind: type | tuple[type, ...], where: str, code: str, template: str, /,
+         **params: Any) -> Any:
+    """`value` when it is a `kind`, else `wrong(...)` raised."""
+    if isinstance(value, kind):
+        return value
+    raise wrong(where, value, code, template, **params)
+
+
 def strict_dumps(value: Any, where: str) -> str:
     """`value` as strict JSON text (no NaN), or a LabError naming `where`."""
     try:
@@ -165,10 +174,10 @@ def string_field(value: Mapping[str, Any], field: str, where: str, of: str,
     `value["type"]` `of` ("block", "item") needs."""
     got = value.get(field)
     if not isinstance(got, str) or not (got or empty):
-        raise LabError("wrong_type", N_("{where}.{field}: a {type} {of} needs a string, got "
-                                        "{got}") if empty else
-                       N_("{where}.{field}: a {type} {of} needs a non-empty string, got {got}"),
-                       where=where, field=field, type=value["type"], of=of, got=shown(got))
+        raise wrong(where, got, "wrong_type", N_("{where}.{field}: a {type} {of} needs a string, "
+                                                 "got {got}") if empty else
+                    N_("{where}.{field}: a {type} {of} needs a non-empty string, got {got}"),
+                    field=field, type=value["type"], of=of)
 
 
 def parts_text(content: Any, where: str, expected: str, part: Callable[[Any, str], str],
@@ -177,7 +186,6 @@ def parts_text(content: Any, where: str, expected: str, part: Callable[[Any, str
     each checked and read by `part` (at `where[k]`)."""
     if isinstance(content, str) or (content is None and null):
         return content or ""
-    if not isinstance(content, list):
-        raise LabError("wrong_type", N_("{where}: expected {expected}, got {type}"), where=where,
-                       expected=expected, type=type(content).__name__)
+    need(content, list, where, "wrong_type", N_("{where}: expected {expected}, got {type}"),
+         expected=expected)
     return "".join(part(p, f"{where}[{k}]") for k, p in enumerate(content))

@@ -84,21 +84,19 @@ class Provider:
     url: str  # the default base URL, as its client takes it
     path: str  # the endpoint after the base URL; `{model}` is filled in
     keys: tuple[str, ...]  # environment variables that may hold its key; the first set wins
-    stream_type: str  # the Content-Type its stream comes with
+    stream_type: str = SSE  # the Content-Type its stream comes with
 
 
 _OPENAI = "https://api.openai.com/v1"
 PROVIDERS: dict[StreamFormat, Provider] = {
-    "openai-chat": Provider("gpt-4.1-mini", _OPENAI, "/chat/completions", ("OPENAI_API_KEY",),
-                            SSE),
-    "openai-responses": Provider("gpt-4.1-mini", _OPENAI, "/responses", ("OPENAI_API_KEY",),
-                                 SSE),
+    "openai-chat": Provider("gpt-4.1-mini", _OPENAI, "/chat/completions", ("OPENAI_API_KEY",)),
+    "openai-responses": Provider("gpt-4.1-mini", _OPENAI, "/responses", ("OPENAI_API_KEY",)),
     "anthropic": Provider("claude-haiku-4-5", "https://api.anthropic.com", "/v1/messages",
-                          ("ANTHROPIC_API_KEY",), SSE),
+                          ("ANTHROPIC_API_KEY",)),
     # GOOGLE_API_KEY first when both are set, as Google's SDK reads them
     "gemini": Provider("gemini-2.5-flash", "https://generativelanguage.googleapis.com",
                        "/v1beta/models/{model}:streamGenerateContent?alt=sse",
-                       ("GOOGLE_API_KEY", "GEMINI_API_KEY"), SSE),
+                       ("GOOGLE_API_KEY", "GEMINI_API_KEY")),
     "ollama": Provider("qwen3:8b", "http://localhost:11434", "/api/chat", (),
                        "application/x-ndjson"),
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import NoneType
 from typing import Any
 
 from keel_lab._core.errors import LabError
@@ -30,7 +31,7 @@ from keel_lab._core.messages import (
 )
 from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import shown, strict_dumps
+from keel_lab.providers._fields import need, shown, strict_dumps, wrong
 from keel_lab.providers._turns import arguments_object, request_turns
 
 COUNT = ("Please ensure that the number of function response parts is equal to the number of "
@@ -52,19 +53,15 @@ def to_gemini(messages: Iterable[Message], signatures: Mapping[str, str] | None 
                                       "response": {"result": r.content}}} for r in m]})
         elif isinstance(m, AssistantMessage):
             parts: list[dict[str, Any]] = [{"text": m.content}] if m.content else []
-            for c in m.tool_calls:
-                part: dict[str, Any] = {"functionCall": {
-                    "id": c.id, "name": c.name, "args": arguments_object(c, "Gemini needs `args`")}}
-                if c.id in signatures:
-                    part["thoughtSignature"] = signatures[c.id]
-                parts.append(part)
+            parts += [{"functionCall": {"id": c.id, "name": c.name,
+                                        "args": arguments_object(c, "Gemini needs `args`")}}
+                      | ({"thoughtSignature": signatures[c.id]} if c.id in signatures else {})
+                      for c in m.tool_calls]
             out.append({"role": "model", "parts": parts})
         else:
             out.append({"role": "user", "parts": [{"text": m.content}]})
-    body: dict[str, Any] = {"contents": out}
-    if system:
-        body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
-    return body
+    return {"contents": out} | ({"systemInstruction": {"parts": [{"text": "\n\n".join(system)}]}}
+                                if system else {})
 
 
 _Part = tuple[int, str, Mapping[str, Any]]  # (part k, id, part); a response's id may be ""
@@ -82,10 +79,8 @@ def from_gemini(contents: Sequence[Mapping[str, Any]],
                 system_instruction: Mapping[str, Any] | None = None) -> list[Message]:
     """Lab messages from Gemini contents; each `functionResponse` part becomes a tool message.
     A malformed content raises `LabError` naming the content, the part and the field."""
-    out: list[Message] = []
-    if system_instruction:
-        text = _content(system_instruction, "systemInstruction", 0, "user").text
-        out.append(SystemMessage(text))
+    out: list[Message] = [SystemMessage(_content(
+        system_instruction, "systemInstruction", 0, "user").text)] if system_instruction else []
     previous: _Content | None = None
     for n, c in enumerate(_contents(contents)):
         if c.role == "model":
@@ -236,30 +231,26 @@ def _contents(contents: Sequence[Mapping[str, Any]]) -> Iterator[_Content]:
 
 def _content(c: Any, where: str, n: int, role: str | None = None) -> _Content:
     """Content `n` read and checked; an id-less call is named `gemini-call-<n>-<k>`."""
-    if not isinstance(c, Mapping):
-        raise LabError("not_a_content", N_("{where}: expected an object (a content), got {type}"),
-                       where=where, type=type(c).__name__)
+    need(c, Mapping, where, "not_a_content", N_("{where}: expected an object (a content), got "
+                                                "{type}"))
     for field in ("tool_calls", "tool_call_id", "content"):
         if field in c:
-            raise LabError("foreign_field", N_("{where}.{field}: not Gemini's (a content has "
-                                               "`role` and `parts`; a history cannot mix "
-                                               "formats)"), where=where, field=field)
+            raise LabError("foreign_field", N_(
+                "{where}.{field}: not Gemini's (a content has `role` and `parts`; a history "
+                "cannot mix formats)"), where=where, field=field)
     role = role or c.get("role")
     if role not in ("user", "model"):
-        raise LabError("bad_role", N_("{where}: role must be 'user' or 'model', got {got}"),
-                       where=where, got=shown(role))
-    parts = c.get("parts")
-    if not isinstance(parts, list):
-        raise LabError("bad_parts", N_("{where}.parts: expected a list of parts, got {type}"),
-                       where=where, type=type(parts).__name__)
+        raise wrong(where, role, "bad_role", N_("{where}: role must be 'user' or 'model', got "
+                                                "{got}"))
+    parts = need(c.get("parts"), list, where, "bad_parts", N_(
+        "{where}.parts: expected a list of parts, got {type}"))
     calls: list[_Part] = []
     responses: list[_Part] = []
     text = []
     for k, p in enumerate(parts):
         here = f"{where}.parts.{k}"
-        if not isinstance(p, Mapping):
-            raise LabError("not_a_part", N_("{where}: expected an object (a part), got {type}"),
-                           where=here, type=type(p).__name__)
+        need(p, Mapping, here, "not_a_part", N_("{where}: expected an object (a part), got "
+                                                "{type}"))
         if isinstance(p.get("text"), str) and not p.get("thought"):
             text.append(p["text"])
         if "functionCall" in p:
@@ -278,20 +269,15 @@ def _content(c: Any, where: str, n: int, role: str | None = None) -> _Content:
 
 
 def _part(p: Mapping[str, Any], kind: str, body: str, where: str) -> None:
-    value = p[kind]
-    if not isinstance(value, Mapping):
-        raise LabError("wrong_type", N_("{where}.{kind}: expected an object, got {type}"),
-                       where=where, kind=kind, type=type(value).__name__)
+    value = need(p[kind], Mapping, where, "wrong_type", N_(
+        "{where}.{kind}: expected an object, got {type}"), kind=kind)
     if not isinstance(value.get("name"), str) or not value["name"]:
-        raise LabError("no_name", N_("{where}.{kind}.name: a non-empty string is needed, got "
-                                     "{got}"), where=where, kind=kind,
-                       got=shown(value.get("name")))
-    if value.get("id") is not None and not isinstance(value["id"], str):
-        raise LabError("wrong_type", N_("{where}.{kind}.id: expected a string, got {got}"),
-                       where=where, kind=kind, got=shown(value["id"]))
-    if value.get(body) is not None and not isinstance(value[body], Mapping):
-        raise LabError("wrong_type", N_("{where}.{kind}.{body}: expected an object, got {type}"),
-                       where=where, kind=kind, body=body, type=type(value[body]).__name__)
+        raise wrong(where, value.get("name"), "no_name", N_(
+            "{where}.{kind}.name: a non-empty string is needed, got {got}"), kind=kind)
+    need(value.get("id"), (str, NoneType), where, "wrong_type", N_(
+        "{where}.{kind}.id: expected a string, got {got}"), kind=kind)
+    need(value.get(body), (Mapping, NoneType), where, "wrong_type", N_(
+        "{where}.{kind}.{body}: expected an object, got {type}"), kind=kind, body=body)
 
 
 def _id(value: Mapping[str, Any]) -> str | None:

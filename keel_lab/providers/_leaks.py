@@ -100,12 +100,10 @@ def _standing_call(plain: str, start: int) -> tuple[str | None, int]:
     where the next candidate may start (after the call, or after text nested too deep)."""
     try:
         value, end = _decode(plain, start)
-    except _TooDeep as exc:
-        return None, exc.read
     except ValueError:
         return None, start
-    if _name_of(value) is None:
-        return None, start
+    if _name_of(value) is None:  # no call (None: nested too deep, read up to `end`)
+        return None, start if value is not None else end
     line_end = plain.find("\n", end)
     rest = plain[end: line_end if line_end >= 0 else len(plain)]
     return (_name_of(value) if not rest.strip() else None), end
@@ -114,7 +112,9 @@ def _standing_call(plain: str, start: int) -> tuple[str | None, int]:
 def _decode(plain: str, start: int) -> tuple[Any, int]:
     """`raw_decode` at `start`, on a window of the text that doubles only while the decoder
     runs into its end: a failed decode costs what it read, not the length of the text (a
-    `JSONDecodeError` counts the lines before its position)."""
+    `JSONDecodeError` counts the lines before its position). A value nested too deep for the
+    decoder is None, with the end of the window it was read in (`start` is a "{": no value
+    read there is null)."""
     window = WINDOW
     while True:
         chunk = plain[start:start + window]
@@ -122,18 +122,12 @@ def _decode(plain: str, start: int) -> tuple[Any, int]:
             value, end = _DECODER.raw_decode(chunk)
             return value, start + end
         except RecursionError:
-            raise _TooDeep(start + window) from None
+            return None, start + window
         except json.JSONDecodeError as exc:
             cut = exc.pos >= len(chunk) - 8 or unterminated(chunk, exc.pos)
             if not cut or start + window >= len(plain):
                 raise
         window *= 2
-
-
-class _TooDeep(Exception):
-    def __init__(self, read: int) -> None:
-        super().__init__(read)
-        self.read = read
 
 
 def _call_name(body: str) -> str | None:
@@ -147,6 +141,5 @@ def _call_name(body: str) -> str | None:
 def _name_of(value: Any) -> str | None:
     if isinstance(value, dict) and isinstance(value.get("name"), str) and value["name"] and \
             ("arguments" in value or "parameters" in value):
-        name: str = value["name"]
-        return name
+        return str(value["name"])
     return None

@@ -35,10 +35,8 @@ class OpenAIChatAdapter:
         self.diagnostics: list[list[Notice]] = []  # one list per streamed turn
 
     def _request(self, messages: Sequence[Message], tools: Toolset) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": to_openai(messages)}
-        if tools.tools:
-            request["tools"] = tools.schemas()
-        return request
+        return {"model": self.model, "messages": to_openai(messages)} | (
+            {"tools": tools.schemas()} if tools.tools else {})
 
     def complete(self, messages: Sequence[Message], tools: Toolset, turn: Turn
                  ) -> AssistantMessage:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import NoneType
 from typing import Any
 
 from keel_lab._core.errors import LabError
@@ -15,7 +16,7 @@ from keel_lab._core.messages import (
 )
 from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import parts_text, shown
+from keel_lab.providers._fields import need, parts_text, wrong
 from keel_lab.providers._formats import ANTHROPIC_BLOCKS, RESPONSES_ITEMS, RESPONSES_PARTS
 
 
@@ -24,14 +25,11 @@ def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for m in messages:
         if isinstance(m, AssistantMessage):
-            d: dict[str, Any] = {"role": "assistant", "content": m.content or None}
-            if m.tool_calls:
-                d["tool_calls"] = [
-                    {"id": c.id, "type": "function",
-                     "function": {"name": c.name, "arguments": c.arguments}}
-                    for c in m.tool_calls
-                ]
-            out.append(d)
+            calls = [{"id": c.id, "type": "function",
+                      "function": {"name": c.name, "arguments": c.arguments}}
+                     for c in m.tool_calls]
+            out.append({"role": "assistant", "content": m.content or None}
+                       | ({"tool_calls": calls} if calls else {}))
         elif isinstance(m, ToolMessage):
             out.append({"role": "tool", "tool_call_id": m.tool_call_id, "name": m.name,
                         "content": m.content})
@@ -46,9 +44,8 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
     out: list[Message] = []
     for i, d in enumerate(dicts):
         where = f"messages[{i}]"
-        if not isinstance(d, Mapping):
-            raise LabError("not_a_message", N_("{where}: expected an object (a message), got "
-                                               "{type}"), where=where, type=type(d).__name__)
+        need(d, Mapping, where, "not_a_message", N_("{where}: expected an object (a message), "
+                                                    "got {type}"))
         role = d.get("role")
         content = parts_text(d.get("content"), f"{where}.content",
                              "a string, a list of parts or null", _part)
@@ -57,33 +54,25 @@ def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:
         elif role == "user":
             out.append(UserMessage(content))
         elif role == "assistant":
-            calls = d.get("tool_calls")
-            if calls is not None and not isinstance(calls, list):
-                raise LabError("wrong_type", N_("{where}.tool_calls: expected a list of calls, "
-                                                "got {type}"), where=where,
-                               type=type(calls).__name__)
+            calls = need(d.get("tool_calls"), (list, NoneType), where, "wrong_type", N_(
+                "{where}.tool_calls: expected a list of calls, got {type}"))
             out.append(AssistantMessage(content, tuple(
                 _call(c, f"{where}.tool_calls[{j}]") for j, c in enumerate(calls or []))))
         elif role == "tool":
             call_id = d.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
-                raise LabError("no_call_id", N_("{where}: a tool message needs a non-empty "
-                                                "string 'tool_call_id', got {got}"), where=where,
-                               got=shown(call_id))
-            name = d.get("name")
-            if name is not None and not isinstance(name, str):
-                raise LabError("wrong_type", N_("{where}.name: expected a string, got {type}"),
-                               where=where, type=type(name).__name__)
+                raise wrong(where, call_id, "no_call_id", N_(
+                    "{where}: a tool message needs a non-empty string 'tool_call_id', got {got}"))
+            name = need(d.get("name"), (str, NoneType), where, "wrong_type", N_(
+                "{where}.name: expected a string, got {type}"))
             out.append(ToolMessage(call_id, name or "", content))
         elif d.get("type") in RESPONSES_ITEMS:
-            raise LabError("foreign_item", N_("{where}: a {got} item is the Responses API's, "
-                                              "not a Chat Completions message (validate it as "
-                                              "--format openai-responses)"), where=where,
-                           got=shown(d["type"]))
+            raise wrong(where, d["type"], "foreign_item", N_(
+                "{where}: a {got} item is the Responses API's, not a Chat Completions message "
+                "(validate it as --format openai-responses)"))
         else:
-            raise LabError("bad_role", N_("{where}: unknown role {got} (expected one of system, "
-                                          "developer, user, assistant, tool)"), where=where,
-                           got=shown(role))
+            raise wrong(where, role, "bad_role", N_("{where}: unknown role {got} (expected one of "
+                                                    "system, developer, user, assistant, tool)"))
     return out
 
 
@@ -102,12 +91,12 @@ def _part(p: Any, here: str) -> str:
                                           "OpenAI chat (validate it as --format "
                                           "openai-responses)"), where=here, kind=_a(kind))
     if kind not in PART_TYPES:
-        raise LabError("bad_part", N_("{where}: expected a content part with 'type' one of "
-                                      "{types}, got {got}"), where=here,
-                       types=", ".join(PART_TYPES), got=shown(kind))
-    if kind == "text" and not isinstance(p.get("text"), str):
-        raise LabError("wrong_type", N_("{where}.text: expected a string, got {type}"), where=here,
-                       type=type(p.get("text")).__name__)
+        raise wrong(here, kind, "bad_part", N_("{where}: expected a content part with 'type' "
+                                               "one of {types}, got {got}"),
+                    types=", ".join(PART_TYPES))
+    if kind == "text":
+        need(p.get("text"), str, here, "wrong_type", N_("{where}.text: expected a string, got "
+                                                        "{type}"))
     return p["text"] if kind == "text" else ""
 
 
@@ -116,26 +105,19 @@ def _a(kind: str) -> str:
 
 
 def _call(c: Any, where: str) -> ToolCall:
-    if not isinstance(c, Mapping):
-        raise LabError("not_a_call", N_("{where}: expected a tool call object, got {type}"),
-                       where=where, type=type(c).__name__)
+    need(c, Mapping, where, "not_a_call", N_("{where}: expected a tool call object, got {type}"))
     if c.get("type", "function") != "function":
-        raise LabError("wrong_type", N_("{where}.type: expected 'function', got {got}"),
-                       where=where, got=shown(c.get("type")))
-    fn = c.get("function")
-    if not isinstance(fn, Mapping):
-        raise LabError("no_function", N_("{where}.function: a tool call needs a 'function' "
-                                         "object"), where=where)
-    call_id, name, args = c.get("id"), fn.get("name"), fn.get("arguments")
+        raise wrong(where, c.get("type"), "wrong_type", N_("{where}.type: expected 'function', "
+                                                           "got {got}"))
+    fn = need(c.get("function"), Mapping, where, "no_function", N_(
+        "{where}.function: a tool call needs a 'function' object"))
+    call_id, name = c.get("id"), fn.get("name")
     if not isinstance(call_id, str) or not call_id:
-        raise LabError("no_id", N_("{where}: the tool call has no 'id' (expected a non-empty "
-                                   "string, got {got})"), where=where, got=shown(call_id))
+        raise wrong(where, call_id, "no_id", N_(
+            "{where}: the tool call has no 'id' (expected a non-empty string, got {got})"))
     if not isinstance(name, str) or not name:
-        raise LabError("no_name", N_("{where} (id {id}): the tool call has no function name "
-                                     "('function.name' must be a non-empty string, got {got})"),
-                       where=where, id=call_id, got=shown(name))
-    if not isinstance(args, str):
-        raise LabError("wrong_type", N_("{where} (id {id}): 'function.arguments' must be a JSON "
-                                        "string, got {type}"), where=where, id=call_id,
-                       type=type(args).__name__)
-    return ToolCall(call_id, name, args)
+        raise wrong(where, name, "no_name", N_("{where} (id {id}): the tool call has no function "
+                                               "name ('function.name' must be a non-empty "
+                                               "string, got {got})"), id=call_id)
+    return ToolCall(call_id, name, need(fn.get("arguments"), str, where, "wrong_type", N_(
+        "{where} (id {id}): 'function.arguments' must be a JSON string, got {type}"), id=call_id))

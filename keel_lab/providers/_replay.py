@@ -30,7 +30,6 @@ from dataclasses import dataclass
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -152,8 +151,7 @@ class ReplayServer:
         self._thread.start()
         return self
 
-    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None
-                 ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
@@ -214,8 +212,11 @@ class ReplayServer:
                 if body is None:
                     return None
                 replay.requests.append(body)
-                if replay.key is not None and _key(self.headers, where.query, fmt) != replay.key:
-                    return self._json(401, _refusal(fmt, _key(self.headers, where.query, fmt)))
+                got = _key(self.headers, where.query, fmt)
+                if replay.key is not None and got != replay.key:  # a wrong key is repeated, as
+                    said = ("no API key was given" if got is None else  # some servers do: a
+                            f"incorrect API key provided: {got[:100]}")  # client must not print it
+                    return self._json(401, _error(said, fmt, 401))
                 if fmt == "openai-chat":
                     return self._chat(body)
                 recorded = replay.streams.get(fmt)
@@ -354,13 +355,6 @@ def _key(headers: Message, query: str, fmt: StreamFormat) -> str | None:
         return headers.get("x-goog-api-key") or next(iter(parse_qs(query).get("key", [])), None)
     bearer = headers.get("Authorization", "")
     return bearer.removeprefix("Bearer ") if bearer.startswith("Bearer ") else None
-
-
-def _refusal(fmt: StreamFormat, got: str | None) -> dict[str, Any]:
-    """A 401 body; like some real servers, it repeats the wrong key it got (a client must not
-    print it on)."""
-    said = "no API key was given" if got is None else f"incorrect API key provided: {got[:100]}"
-    return _error(said, fmt, 401)
 
 
 def _completion(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from (OpenAI's 400 answers, `invalid_request_error` on `input`, as quoted in pub
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import NoneType
 from typing import Any
 
 from keel_lab._core.errors import LabError
@@ -32,7 +33,7 @@ from keel_lab._core.messages import (
 )
 from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import parts_text, shown, string_field
+from keel_lab.providers._fields import need, parts_text, shown, string_field, wrong
 
 MISSING = "No tool output found for function call {id}."
 ORPHAN = "No tool call found for function call output with call_id {id}."
@@ -136,9 +137,9 @@ def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProble
     item_of = {c: i for i, c in item_ids.items()}
     for call_id, n in calls.items():
         if call_id not in answered:
-            wrong = item_of.get(call_id) if item_of.get(call_id) in named else None
-            note = (f" (input[{n}]: its output names the item id {wrong}, not the call_id)"
-                    if wrong else f" (input[{n}])")
+            misnamed = item_of.get(call_id) if item_of.get(call_id) in named else None
+            note = (f" (input[{n}]: its output names the item id {misnamed}, not the call_id)"
+                    if misnamed else f" (input[{n}])")
             problems.append(HistoryProblem("missing_results", MISSING.format(id=call_id) + note,
                                            (call_id,), n))
     return sorted(problems, key=lambda p: p.position)
@@ -147,19 +148,15 @@ def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProble
 def _item(item: Any, n: int) -> tuple[str, str | None]:
     """The kind and role of one input item, every field the pairing rules read checked."""
     where = f"input[{n}]"
-    if not isinstance(item, Mapping):
-        raise LabError("not_an_item", N_("{where}: expected an object (an input item), got "
-                                         "{type}"), where=where, type=type(item).__name__)
+    need(item, Mapping, where, "not_an_item", N_("{where}: expected an object (an input item), "
+                                                 "got {type}"))
     for field in ("tool_calls", "tool_call_id"):
         if field in item:
-            raise LabError("foreign_field", N_("{where}.{field}: OpenAI chat's field, not the "
-                                               "Responses API's (calls are function_call items; "
-                                               "a history cannot mix formats)"), where=where,
-                           field=field)
-    kind = item.get("type", "message")
-    if not isinstance(kind, str):
-        raise LabError("wrong_type", N_("{where}.type: expected a string, got {got}"), where=where,
-                       got=shown(kind))
+            raise LabError("foreign_field", N_(
+                "{where}.{field}: OpenAI chat's field, not the Responses API's (calls are "
+                "function_call items; a history cannot mix formats)"), where=where, field=field)
+    kind = need(item.get("type", "message"), str, where, "wrong_type", N_(
+        "{where}.type: expected a string, got {got}"))
     if kind in ("tool_use", "tool_result"):
         raise LabError("foreign_block", N_("{where}: a {kind!r} block is Anthropic's format, "
                                            "not the Responses API's"), where=where, kind=kind)
@@ -167,27 +164,22 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
         string_field(item, "call_id", where, "item")
     if kind == "function_call":
         string_field(item, "name", where, "item")
-        if not isinstance(item.get("arguments"), str):
-            raise LabError("wrong_type", N_("{where}.arguments: a function_call needs a JSON "
-                                            "string, got {got}"), where=where,
-                           got=shown(item.get("arguments")))
-        if item.get("id") is not None and not isinstance(item["id"], str):
-            raise LabError("wrong_type", N_("{where}.id: expected a string, got {got}"),
-                           where=where, got=shown(item["id"]))
-        return kind, None
+        need(item.get("arguments"), str, where, "wrong_type", N_(
+            "{where}.arguments: a function_call needs a JSON string, got {got}"))
+        need(item.get("id"), (str, NoneType), where, "wrong_type", N_(
+            "{where}.id: expected a string, got {got}"))
     if kind == "function_call_output":
         _text(item.get("output"), f"{where}.output", required=True)
-        return kind, None
     if kind != "message":
-        return kind, None  # reasoning and other items take no part in pairing
+        return kind, None  # calls and outputs have no role; reasoning and others take no part
     role = item.get("role")
     if role == "tool":
         raise LabError("foreign_role", N_("{where}: role 'tool' is OpenAI chat's (results are "
                                           "function_call_output items; a history cannot mix "
                                           "formats)"), where=where)
     if role not in ROLES:
-        raise LabError("bad_role", N_("{where}: role must be one of {roles}, got {got}"),
-                       where=where, roles=", ".join(ROLES), got=shown(role))
+        raise wrong(where, role, "bad_role", N_("{where}: role must be one of {roles}, got {got}"),
+                    roles=", ".join(ROLES))
     _text(item.get("content"), f"{where}.content")
     return kind, role
 
@@ -205,8 +197,6 @@ def _part(part: Any, where: str) -> str:
         raise LabError("foreign_block", N_("{where}: a {kind!r} block is Anthropic's format, "
                                            "not the Responses API's (a history cannot mix "
                                            "formats)"), where=where, kind=part["type"])
-    text = part.get("text")
-    if text is not None and not isinstance(text, str):
-        raise LabError("wrong_type", N_("{where}.text: expected a string, got {got}"), where=where,
-                       got=shown(text))
+    text: str | None = need(part.get("text"), (str, NoneType), where, "wrong_type", N_(
+        "{where}.text: expected a string, got {got}"))
     return text or ""

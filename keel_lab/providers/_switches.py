@@ -19,11 +19,8 @@ from keel_lab.providers._openai_messages import to_openai
 def openai_chat_request(model: str, messages: Sequence[Message], tools: Toolset, *,
                         parallel: bool = True) -> dict[str, Any]:
     """A Chat Completions request; `parallel=False` asks for at most one call per turn."""
-    body: dict[str, Any] = {"model": model, "messages": to_openai(messages),
-                            "tools": tools.schemas()}
-    if not parallel:
-        body["parallel_tool_calls"] = False
-    return body
+    return {"model": model, "messages": to_openai(messages), "tools": tools.schemas()} | (
+        {} if parallel else {"parallel_tool_calls": False})
 
 
 def anthropic_request(model: str, messages: Sequence[Message], tools: Toolset, *,
@@ -43,11 +40,6 @@ def anthropic_request(model: str, messages: Sequence[Message], tools: Toolset, *
 def anthropic_results(outcomes: Iterable[ToolOutcome]) -> dict[str, Any]:
     """The user message that answers a turn: one `tool_result` per outcome, `is_error` on
     each failed one (its content still says which code and why)."""
-    blocks = []
-    for o in outcomes:
-        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": o.call_id,
-                                 "content": o.content}
-        if not o.ok:
-            block["is_error"] = True
-        blocks.append(block)
-    return {"role": "user", "content": blocks}
+    return {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": o.call_id, "content": o.content}
+        | ({} if o.ok else {"is_error": True}) for o in outcomes]}

@@ -298,10 +298,10 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     assert (room.handout / "notebooks" / "03_batching.ipynb").is_file()
     assert not (room.handout / "notebooks" / "solutions").exists()
     # the lab the kernels import: the handout's package, its data where an install puts it
-    assert (room.lab / "keel_lab" / "course" / "progress.py").read_bytes() == (
-        room.handout / "keel_lab" / "course" / "progress.py").read_bytes()
+    assert (room.lab / "keel_lab" / "course" / "_progress.py").read_bytes() == (
+        room.handout / "keel_lab" / "course" / "_progress.py").read_bytes()
     assert (room.lab / "keel_lab" / "data" / "incidents.json").is_file()
-    assert {p.name for p in room.lab.iterdir()} == {"keel_lab"}
+    assert {p.name for p in room.lab.iterdir()} == {"keel_cli", "keel_lab"}
     text = banner(room)
     assert room.url in text and room.password in text
     assert f"keel-course classroom collect {room.class_dir}" in text

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from keel_cli._cells import source
 from keel_course.checkout import Checkout
 from keel_course.cli import main
 from keel_course.editions import (
@@ -22,7 +23,6 @@ from keel_course.editions import (
     solution_paths,
 )
 from keel_lab._core.errors import LabError
-from keel_lab.course._cells import source
 
 pytestmark = pytest.mark.lab_wide
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from keel_cli._cells import source, tags
 from keel_course.editions import fill_solutions
 from keel_course.grading import find_submissions, grade, grade_one, sandbox
 from keel_course.grading.gradebook import Row
 from keel_course.grading.hints import short
 from keel_lab import LabError
-from keel_lab.course._cells import source, tags
 from keel_lab.course._checks.check import VERIFIERS
 from keel_lab.course._checks.verdict import drawn
 

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from json_fields import damage
 
+from keel_cli._cells import source, tags
 from keel_course import handout, translation
 from keel_course.checkout import Checkout
 from keel_course.cli import main
@@ -42,7 +43,6 @@ from keel_course.handout import (
     zip_handout,
 )
 from keel_lab._core.errors import LabError
-from keel_lab.course._cells import source, tags
 
 pytestmark = pytest.mark.lab_wide
 
@@ -150,7 +150,8 @@ def test_contents_learner_edition_package_requirements_readme(built):
     folder, _ = built
     files = json.loads((folder / MANIFEST).read_text())["files"]
     assert {f.split("/")[0] for f in files} == {
-        "README.md", "data", "keel_lab", "notebooks", "pyproject.toml", "requirements.txt"}
+        "README.md", "data", "keel_cli", "keel_lab", "notebooks", "pyproject.toml",
+        "requirements.txt"}
     assert not [f for f in files if "solutions" in f or f.startswith("docs/") or ".pyc" in f]
     assert "data/incidents.json" in files and "keel_lab/course/_progress.py" in files
     for path in SOLUTIONS:
@@ -324,13 +325,14 @@ def test_the_handout_installs_offline_keel_lab_alone_with_its_data(built, tmp_pa
                     "--no-build-isolation", "--disable-pip-version-check", "-q", "--target",
                     str(site), "."], cwd=src, check=True, timeout=120)
     assert sorted(p.name for p in site.iterdir() if not p.name.endswith(".dist-info")) == [
-        "bin", "keel_lab"]
+        "bin", "keel_cli", "keel_lab"]
     [info] = site.glob("keel_lab-*.dist-info")
     assert "keel_course" not in (info / "RECORD").read_text()
     assert (info / "entry_points.txt").read_text().split() == [
         "[console_scripts]", "keel-lab", "=", "keel_cli:main"]
     done = subprocess.run(
-        [sys.executable, "-c", "import keel_lab; from keel_lab.course import data, fonts; "
+        [sys.executable, "-c", "import keel_lab; from keel_lab.course import _data as data, "
+         "_fonts as fonts; "
          "print(keel_lab.__file__, data.root(), fonts.font_path(), len(data.incidents()))"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
         text=True, timeout=60, check=True)
@@ -462,7 +464,7 @@ def test_handout_dot_in_an_empty_folder_and_again(tmp_path, monkeypatch, capsys)
         assert capsys.readouterr().out.splitlines() == ["handout: .", f"zip: {here}.zip"]
     assert json.loads((here / MANIFEST).read_text())["language"] == "en"
     assert sorted(p.name for p in here.iterdir()) == [
-        "README.md", "data", MANIFEST, "keel_lab", "notebooks", "pyproject.toml",
+        "README.md", "data", MANIFEST, "keel_cli", "keel_lab", "notebooks", "pyproject.toml",
         "requirements.txt"]
     assert zipfile.ZipFile(tmp_path / "class.zip").namelist()[0].startswith("class/")
 

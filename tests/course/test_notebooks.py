@@ -11,6 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from keel_cli._cells import CHECK_MARK, source, tags
 from keel_course.editions import (
     IMPORT_CHECK,
     PROGRESS_CELLS,
@@ -22,7 +23,6 @@ from keel_course.editions import (
     strip_solutions,
     unmarked,
 )
-from keel_lab.course._cells import CHECK_MARK, source, tags
 
 pytestmark = pytest.mark.lab_wide
 

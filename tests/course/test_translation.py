@@ -17,11 +17,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keel_cli._cells import source
 from keel_course import translation as t
 from keel_course.checkout import Checkout
 from keel_course.editions import learner_edition, read_notebook, solution_paths
 from keel_lab._core.errors import LabError
-from keel_lab.course._cells import source
 
 pytestmark = pytest.mark.lab_wide
 

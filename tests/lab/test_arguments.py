@@ -27,13 +27,13 @@ A = '{"incident_id": "INC-001"}'
 def test_tolerated_readings(parts, quirk, reading):
     found = shape(parts, "tool_calls")
     assert (found.quirk, found.reading) == (quirk, reading)
-    assert "read as deltas, arguments: not valid JSON" in found.message
+    assert "read as deltas, arguments: not valid JSON" in str(found.said)
 
 
 def test_the_partial_repeat_says_how_much_came_first():
-    assert shape(["{", A], "stop").message.startswith(
+    assert str(shape(["{", A], "stop").said).startswith(
         "the first character of the arguments, then all of them arrived")
-    assert shape([A[:3], A], "stop").message.startswith("the first 3 characters")
+    assert str(shape([A[:3], A], "stop").said).startswith("the first 3 characters")
 
 
 @pytest.mark.parametrize(("text", "quirk", "says"), [
@@ -56,7 +56,7 @@ def test_the_partial_repeat_says_how_much_came_first():
 def test_refused_shapes_are_named_with_the_json_error(text, quirk, says):
     found = shape([text], "tool_calls")
     assert (found.quirk, found.reading) == (quirk, None)
-    assert says in found.message and found.message.endswith(")")
+    assert says in str(found.said) and str(found.said).endswith(")")
 
 
 @pytest.mark.parametrize("parts", [
@@ -72,14 +72,14 @@ def test_no_shape_is_named_where_there_is_none(parts):
 def test_a_cut_snapshot_is_refused_as_snapshots():
     found = shape(['{"a": "x', '{"a": "xy'], "tool_calls")
     assert (found.quirk, found.reading) == ("cumulative_snapshots", None)
-    assert "the last one does not parse either" in found.message
+    assert "the last one does not parse either" in str(found.said)
 
 
 @settings(max_examples=300, derandomize=True, database=None, deadline=None)
 @given(st.lists(st.text(alphabet='{}[]":,\\ ntrue0123abc\n', max_size=12), max_size=5))
 def test_any_fragments_give_a_shape_or_none_and_never_raise(parts):
     found = shape(parts, "tool_calls")
-    assert found is None or (found.quirk and found.message)
+    assert found is None or (found.quirk and str(found.said))
 
 
 @pytest.mark.parametrize("text", ["{" * 200_000, '{"a":' * 100_000, "{}" * 100_000,

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keel_cli._command import diagnosis_json
 from keel_lab import LabError
 from keel_lab.providers._diagnosis import diagnose
 from keel_lab.providers._streams import openai_chat
@@ -51,7 +52,7 @@ def outcome(records: list[dict]) -> str:
         d = diagnose(records, "openai-chat")
     except LabError as exc:
         return f"error: {exc}"
-    return json.dumps(d.to_dict(), sort_keys=True, default=str)
+    return json.dumps(diagnosis_json(d), sort_keys=True, default=str)
 
 
 @settings(max_examples=400, derandomize=True, database=None, deadline=None)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from keel_cli._command import diagnosis_json
 from keel_lab import LabError
 from keel_lab._core.strict_json import read_json
 from keel_lab.providers._diagnosis import diagnose, diagnose_file, read_stream
@@ -220,14 +221,13 @@ def test_sse_and_json_lines_give_the_same_diagnosis(tmp_path, path):
     twin = tmp_path / ("twin.jsonl" if path.suffix == ".sse" else "twin.sse")
     twin.write_text(other)
     fmt, _ = read_stream(path)
-    assert diagnose_file(twin, fmt).to_dict() == diagnose(
-        records, fmt).to_dict()
+    assert diagnosis_json(diagnose_file(twin, fmt)) == diagnosis_json(diagnose(records, fmt))
 
 
 def test_server_error_is_a_diagnostic_in_the_json():
     records = [{"type": "message_start", "message": {}},
                {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}]
-    out = diagnose(records, "anthropic").to_dict()
+    out = diagnosis_json(diagnose(records, "anthropic"))
     assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
         ("server_error", "refused")]
 

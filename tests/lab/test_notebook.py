@@ -2,17 +2,16 @@
 
 import pytest
 
+from keel_course.editions import WIDGET_VIEW, static_outputs
 from keel_lab.course._experiments.batching import timeline
 from keel_lab.course._experiments.pairing import pairing
 from keel_lab.course._notebook import (
     SNAPSHOT_NOTE,
-    WIDGET_VIEW,
     Explorer,
     float_slider,
     png,
     show,
     slider,
-    static_outputs,
 )
 from keel_lab.course._plots import pairing_bars
 

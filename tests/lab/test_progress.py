@@ -20,11 +20,11 @@ from hypothesis import strategies as st
 from json_fields import MARK, paths, reshape
 from test_checks_status_history import by_segments, final_only
 
+from keel_cli._cells import CHECK_MARK
 from keel_cli._command import main
 from keel_course.editions import exercises
 from keel_lab import LabError
 from keel_lab.course import _progress as progress
-from keel_lab.course._cells import CHECK_MARK
 from keel_lab.course._checks import VERIFIERS, check
 from keel_lab.course._checks.verdict import ExerciseNotPassed
 from keel_lab.course._progress import CHAPTERS, FILE, SWITCH, read, show_progress

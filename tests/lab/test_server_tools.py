@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from keel_cli._command import diagnosis_json
 from keel_lab import LabError
 from keel_lab._core.streaming import Finish, ProviderCall, assemble
 from keel_lab.providers._diagnosis import Diagnosis, diagnose
@@ -84,7 +85,7 @@ def test_a_server_tool_is_shown_apart_and_the_tool_use_after_it_runs():
 
 def test_provider_calls_are_in_the_json_and_the_table_never_in_the_calls():
     d = diagnose(web_search_turn(), "anthropic")
-    out = d.to_dict()
+    out = diagnosis_json(d)
     assert [c["id"] for c in out["calls"]] == ["toolu_01"]
     assert out["provider_calls"] == [{"index": 1, "id": SRV, "name": "web_search",
                                       "input": '{"query": "San Francisco weather"}',

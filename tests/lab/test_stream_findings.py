@@ -10,6 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from keel_cli._command import diagnosis_json
 from keel_lab import LabError
 from keel_lab._core.protocol import parse_arguments
 from keel_lab.providers._diagnosis import diagnose, diagnose_file
@@ -291,7 +292,7 @@ def test_bytes_after_a_bom_are_read_like_bytes_without_one(tmp_path_factory, raw
     outcomes = []
     for path in (plain, marked):
         try:
-            outcomes.append(diagnose_file(path).to_dict())
+            outcomes.append(diagnosis_json(diagnose_file(path)))
         except LabError as exc:
             outcomes.append(str(exc).replace(str(path), "FILE"))
     assert outcomes[0] == outcomes[1]

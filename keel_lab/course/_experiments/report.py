@@ -92,7 +92,6 @@ class Report:
         return self.table()
 
 
-
 def _header(key: str, labels: dict[str, str]) -> str:
     """A column's header: its label translated, or the key itself (in English, or unlisted)."""
     label = labels.get(key)

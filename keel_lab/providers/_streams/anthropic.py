@@ -31,14 +31,7 @@ from keel_lab._core.streaming import ProviderCall, StreamEvent, TextDelta, ToolC
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import Fields, preview, shown
 from keel_lab.providers._formats import record_format
-from keel_lab.providers._streams.common import (
-    Labelled,
-    Reading,
-    WireCall,
-    closing,
-    late,
-    server_error,
-)
+from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, server_error
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
 # refusal (declined) and pause_turn (to be continued by a next request) are not among them
@@ -114,8 +107,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             raise ConnectionError(server_error(preview(r.raw("error"))))
         elif kind not in EVENTS and record_format(dict(r.value)) == "anthropic":
             diag.unknown("event", kind or "", where)
-        if index is not None and stream.ended:
-            calls[index].late = late(where, stream.ended)
+        if index is not None:
+            stream.arrived(calls[index], where)
     for index, call in sorted(calls.items()):
         if finished and not call.parts:
             diag.note(index, call.id, "no_arguments", N_(

@@ -41,15 +41,11 @@ _UNSAFE = ("duplicate_key", "lone_surrogate")
 class Shape:
     """A named shape of one call's argument text: `reading` is the text the arguments are
     (tolerated), or None when the call must not run (refused; `said` says why, coded as the
-    shape, and `message` renders it)."""
+    shape)."""
 
     quirk: str
     said: Said
     reading: str | None = None
-
-    @property
-    def message(self) -> str:
-        return str(self.said)
 
 
 def shape(parts: Sequence[str], finish: str) -> Shape | None:

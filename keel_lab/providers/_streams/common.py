@@ -46,6 +46,14 @@ class Reading:
         """The turn ends here, unless something ended it already."""
         self.ended = self.ended or why
 
+    def arrived(self, call: WireCall, where: str) -> None:
+        """A fragment of `call` arrived at `where`: after the end of the turn, the call never
+        runs."""
+        if self.ended:
+            call.late = Said("after_finish", N_("a fragment of this call arrived after {ended} "
+                                                "({where}): the turn was over, so the call is "
+                                                "never run"), {"ended": self.ended, "where": where})
+
 
 @dataclass
 class WireCall:
@@ -105,13 +113,6 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
         elif unusual:
             yield Refuse(index, unusual)
     yield Finish(finish)
-
-
-def late(where: str, ended: str | Said) -> Said:
-    """Why a call fragment that came after the end of the turn is never run."""
-    return Said("after_finish", N_("a fragment of this call arrived after {ended} ({where}): "
-                                   "the turn was over, so the call is never run"),
-                {"ended": ended, "where": where})
 
 
 def server_error(error: str) -> Said:

@@ -41,7 +41,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.streaming import StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import Fields, preview, shown
-from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, id_for, late
+from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, id_for
 from keel_lab.providers._streams.diagnostics import Diagnostics
 from keel_lab.providers._streams.partial_args import Conflict, PartialArguments
 
@@ -153,8 +153,7 @@ class _Turn:
             yield ToolCallDelta(index, call.id, call.name or None, None)
         else:
             call = self.calls[self.open[0]]
-            if self.stream.ended:
-                call.late = late(part.where, self.stream.ended)
+            self.stream.arrived(call, part.where)
         index, values = self.open
         given = fn.text("id")
         if given is not None and given != call.id:
@@ -225,8 +224,7 @@ class _Turn:
             self.diag.note(index, call_id, "thought_signature", N_(
                 "this call's part carries the thought signature {signature}; send it back "
                 "unchanged on this call's part"), signature=shown_signature)
-        if self.stream.ended:
-            call.late = late(part.where, self.stream.ended)
+        self.stream.arrived(call, part.where)
         return index, call
 
     def _other(self, part: Fields) -> None:

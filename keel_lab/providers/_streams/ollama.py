@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from keel_lab._core.streaming import StreamEvent, TextDelta, ToolCallDelta
-from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, id_for, late
+from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, id_for
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
 NORMAL = ("stop", "length")
@@ -23,7 +23,6 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     finish: str | None = None
     stream = Reading(records, error_field="error")
     for r in stream:
-        where = r.where
         message = r.obj("message")
         content = message.text("content")
         if content and not stream.ended:
@@ -36,8 +35,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             call_id = id_for(entry.text("id"), "ollama-call", index, diag)
             call = calls[index] = WireCall(call_id, fn.text("name") or "")
             call.add(fn.arguments("arguments") or "{}")
-            if stream.ended:
-                call.late = late(where, stream.ended)
+            stream.arrived(call, r.where)
             yield ToolCallDelta(index, call_id, call.name or None, call.arguments)
         if r.flag("done") and stream.ended is None:
             finish = r.text("done_reason") or "stop"

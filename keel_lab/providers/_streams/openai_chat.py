@@ -42,7 +42,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.streaming import Joined, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import MAX_INDEX, Fields
-from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, late
+from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
 NORMAL = ("tool_calls", "stop", "length")  # content_filter, function_call or another: refused
@@ -248,8 +248,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 made = norm.delta(index, call_id, name, fn.arguments("arguments"))
                 if made is not None:
                     yield made
-                if stream.ended:
-                    norm.calls[index].late = late(where, stream.ended)
+                stream.arrived(norm.calls[index], where)
             reason = choice.text("finish_reason")
             if reason and stream.ended is None:
                 finish, stream.ended = reason, Said("finish_reason", N_(

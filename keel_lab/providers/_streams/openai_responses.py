@@ -39,7 +39,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.streaming import ProviderCall, Refuse, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import Fields, preview, shown, strict_dumps
-from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, late
+from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
 NORMAL = ("completed", "incomplete")  # the statuses that end a response with its output
@@ -112,8 +112,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                                        {"error": preview(r.raw("message"))}))
         elif kind.startswith("response.") and kind.split(".")[1] not in FAMILIES:
             diag.unknown("event", kind, r.where)
-        if index is not None and stream.ended:
-            calls[index].late = late(r.where, stream.ended)
+        if index is not None:
+            stream.arrived(calls[index], r.where)
     if finish is not None:
         yield from _orphans(early, calls)
     for _index, call in sorted(provider.items()):

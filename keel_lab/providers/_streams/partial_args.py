@@ -41,9 +41,6 @@ class Conflict(Exception):
         super().__init__(template)
         self.said = Said("partial_args_conflict", template, params)
 
-    def __str__(self) -> str:
-        return str(self.said)
-
 
 @dataclass
 class _Text:

@@ -31,6 +31,7 @@ MAX_BYTES = 32 * 1024 * 1024  # a recorded turn is kilobytes; anything near this
 CHUNK = 1024 * 1024
 _LINE = N_("{where}, line {line}")  # where a payload is: names it in every message about it
 WAIT_SECONDS = 2  # how long a FIFO may keep keel-lab waiting for its first byte
+_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line and its break, if any
 
 
 def read_bytes(path: str | Path) -> bytes:
@@ -98,17 +99,8 @@ def decode(raw: bytes, where: str) -> str:
 def lines(text: str) -> Iterator[tuple[int, str]]:
     """(number from 1, line) split at CRLF, LF or CR only, as SSE and JSON lines define lines
     (`str.splitlines` would also split inside a JSON string at U+2028)."""
-    number, start, end = 0, 0, len(text)
-    lf = cr = -1  # the next LF and CR at or after `start` (`end` when there is none)
-    while start < end:
-        if lf < start:
-            lf = text.find("\n", start) % (end + 1)
-        if cr < start:
-            cr = text.find("\r", start) % (end + 1)
-        stop = min(lf, cr)
-        number += 1
-        yield number, text[start:stop]
-        start = stop + (2 if text.startswith("\r\n", stop) else 1)
+    for number, line in enumerate(_LINES.finditer(text), 1):
+        yield number, line.group().rstrip("\r\n")
 
 
 def is_sse(text: str) -> bool:

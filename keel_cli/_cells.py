@@ -1,6 +1,7 @@
 """A notebook cell as the course reads it: its source, its tags, the function an exercise cell
-defines. Shared by the learner's `make check` (notebooks/conftest.py) and the instructor's tools
-(keel_course), so both name an exercise the same way."""
+defines. Shared by the learner's `make check` (notebooks/conftest.py, which a handout carries
+with keel_cli but without keel_course) and the instructor's tools (keel_course), so both name an
+exercise the same way."""
 
 from __future__ import annotations
 
