@@ -19,7 +19,7 @@ MOVED = {
     "keel_lab.core": "keel_lab._core",
     "keel_lab.course.i18n": "keel_lab._i18n",
     **{f"keel_lab.course.{name}": f"keel_lab.course._{name}" for name in (
-        "checks", "experiments", "production", "cells", "data", "diagrams", "explorers",
+        "checks", "experiments", "production", "data", "diagrams", "explorers",
         "fonts", "incident_tools", "named", "notebook", "offline_model", "plots", "progress",
         "sampling", "scenarios")},
     **{f"keel_lab.providers.{name}": f"keel_lab.providers._{name}" for name in (

@@ -17,6 +17,7 @@ import keel_cli
 import keel_lab
 import keel_lab.course
 import keel_lab.providers
+from keel_lab._legacy import MOVED
 
 ROOT = Path(__file__).resolve().parents[2]
 FACES = {"keel_lab": keel_lab, "keel_lab.providers": keel_lab.providers,
@@ -138,6 +139,11 @@ def test_a_saved_copy_imports_from_the_old_paths(module: str) -> None:
         face = next((f for f in FACES.values() if name in getattr(f, "__all__", ())), None)
         if face is not None:  # the very object the face offers, never a copy
             assert value is getattr(face, name), (module, name)
+
+
+@pytest.mark.parametrize("old", MOVED)
+def test_every_old_path_still_imports(old: str) -> None:
+    assert importlib.import_module(old).__name__ == MOVED[old]
 
 
 def test_an_old_path_is_the_module_itself() -> None:
