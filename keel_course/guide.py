@@ -242,8 +242,10 @@ def as_a_cell(fn: Callable[..., Any], module: ModuleType) -> tuple[Callable[...,
     return compiled, text
 
 
-def misconceptions(checkout: Checkout, exercise: str) -> str:
-    name, table_name = wrong_answers(checkout)[exercise]
+def misconceptions(checkout: Checkout, exercise: str, table_of: tuple[str, str]) -> str:
+    """Each known-wrong answer of `exercise`'s table (`table_of`: its test module and table, as
+    `wrong_answers` found them) with the first hint its check prints."""
+    name, table_name = table_of
     module = fresh(wrong_answer_tables(checkout), name)
     table = getattr(module, table_name)
     parts = []
@@ -280,7 +282,7 @@ def generated(checkout: Checkout, kind: str, name: str, guide: str) -> str:
                                                         "names no exercise with a table of wrong "
                                                         "answers; exercises: {exercises}"),
                            kind=kind, name=name, exercises=", ".join(tables))
-        return misconceptions(checkout, name)
+        return misconceptions(checkout, name, tables[name])
     raise LabError("unknown_part", N_("unknown generated part {kind!r} (overview, goals, "
                                       "answers or misconceptions)"), kind=kind)
 

@@ -67,6 +67,7 @@ class LabError(Exception):
     def __str__(self) -> str:
         return str(self.said)
 
+
 _chosen: str | None = None  # set_language's choice; None: the environment's
 
 
@@ -74,7 +75,8 @@ def _checked(code: str, where: str) -> str:
     if code not in LOCALES:
         raise LabError("unknown_language", N_("{where}: unknown language {code!r}; choose one of "
                                               "{choices}"),
-                       where=where, code=code, choices=", ".join(("en", "zh")))
+                       where=where, code=code,
+                       choices=", ".join(c for c in LOCALES if c != "qps"))
     return code
 
 
@@ -101,9 +103,13 @@ def speaking(code: str) -> Iterator[None]:
         _chosen = before
 
 
+def _chosen_code() -> str:
+    return _chosen or os.environ.get(ENV) or "en"
+
+
 def language() -> str:
     """The language messages are shown in: `set_language`'s, else `KEEL_LAB_LANG`, else en."""
-    return _chosen or _checked(os.environ.get(ENV) or "en", ENV)
+    return _checked(_chosen_code(), ENV)
 
 
 class Translations(dict[str, str]):
@@ -146,7 +152,7 @@ def catalog(locale: str) -> Translations:
 
 def _locale() -> str | None:
     # an unknown language is refused where it is chosen; its own error is shown in English
-    return LOCALES.get(_chosen or os.environ.get(ENV) or "en")
+    return LOCALES.get(_chosen_code())
 
 
 def _(message: str) -> str:

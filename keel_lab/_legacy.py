@@ -30,10 +30,14 @@ MOVED = {
 
 
 def moved(name: str) -> str | None:
-    """Where the module once called `name` is now, or None when it never moved."""
-    for old, new in MOVED.items():
-        if name == old or name.startswith(old + "."):
-            return new + name[len(old):]
+    """Where the module once called `name` is now, or None when it never moved. The finder asks
+    this of every import of the process, so a name is looked up by its own dotted prefixes, not
+    compared with every old name."""
+    parts = name.split(".")
+    for n in range(len(parts), 1, -1):
+        new = MOVED.get(".".join(parts[:n]))
+        if new is not None:
+            return ".".join([new, *parts[n:]])
     return None
 
 
