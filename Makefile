@@ -35,8 +35,8 @@ lab: $(STAMP)
 	$(BIN)/python -m keel_course.lab $(WORKSPACE) --language $(LANGUAGE)
 
 lint: $(STAMP)
-	$(BIN)/ruff check keel_lab keel_cli keel_course tests bench scripts notebooks/solutions classroom conftest.py
-	$(BIN)/mypy keel_lab keel_cli keel_course
+	$(BIN)/ruff check keel_lab keel_checks keel_cli keel_course tests bench scripts notebooks/solutions classroom conftest.py
+	$(BIN)/mypy keel_lab keel_checks keel_cli keel_course
 
 # Every test, fastest first: the lab's fast tests (a broken rule fails in about a minute), then the
 # course's tests, the slow ones (hub, browser, nbgrader, fuzz) and every solution notebook, English
@@ -104,7 +104,7 @@ locale: $(STAMP)
 messages: $(STAMP)
 	$(BIN)/pybabel extract --project keel-lab --version 0.1.0 --copyright-holder "the keel-lab authors" \
 	    --add-comments TRANSLATORS: --add-location file --sort-output --width 100 --ignore-dirs ".*" \
-	    -o keel_lab/locale/keel_lab.pot keel_lab keel_cli notebooks/conftest.py keel_course/lab.py \
+	    -o keel_lab/locale/keel_lab.pot keel_lab keel_checks keel_cli notebooks/conftest.py keel_course/lab.py \
 	    keel_course/workspace.py
 	$(BIN)/pybabel update --input-file keel_lab/locale/keel_lab.pot --output-dir keel_lab/locale \
 	    --domain keel_lab --locale zh_CN --init-missing --previous --ignore-obsolete --width 100

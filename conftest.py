@@ -5,7 +5,7 @@ tests/lab/test_markers.py fails on a file that says neither. `pytest -m ch4` run
 rule, check and notebook tests; `-m "not slow"` leaves out the slow ones.
 
 Here: the markers, a chapter's for each chapter of the exercise table
-(`keel_lab.course._exercises`); a notebook's chapter by its file name; and in a lab-wide file, a
+(`keel_checks.exercises`); a notebook's chapter by its file name; and in a lab-wide file, a
 test's chapter by the exercise its name holds (the grader's and the hints' tests)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from keel_lab.course._exercises import EXERCISES
+from keel_checks.exercises import EXERCISES
 
 CHAPTERS = {x.marker: x.chapter for x in EXERCISES}  # marker -> its chapter's notebook
 _NOTEBOOK = re.compile(r"0([1-9])[a-z]?_\w+\.ipynb$")  # 07a_x: chapter 7's deeper notebook

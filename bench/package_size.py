@@ -16,7 +16,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("keel_lab", "keel_cli", "keel_course")
+PACKAGES = ("keel_lab", "keel_checks", "keel_cli", "keel_course")
 HEAVY = ("keel_course", "jupyterhub", "nbgrader", "sphinx", "matplotlib")
 SAMPLE = "data/streams/openai-chat/parallel_calls.sse"
 ENTRY_POINTS = {
@@ -24,7 +24,7 @@ ENTRY_POINTS = {
     "keel-lab assemble": (
         "import contextlib, io, sys; from keel_cli._command import main\n"
         "with contextlib.redirect_stdout(io.StringIO()): main(['assemble', sys.argv[1]])"),
-    "check": "from keel_lab.course._checks import check",
+    "check": "from keel_checks import check",
 }
 PROBE = """
 import json, sys

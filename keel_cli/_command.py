@@ -475,7 +475,7 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _progress(args: argparse.Namespace) -> int:
-    from keel_lab.course._progress import CHAPTERS, find, read
+    from keel_checks.progress import CHAPTERS, find, read
 
     kept = read(find(args.where))
     print(json_text(kept.to_dict()) if args.json else kept.table(WIDTH))

@@ -19,6 +19,7 @@ FOLDERS = {
     "build": "build",  # what the Makefile and the scripts generate (templates, proxy, site)
     "package": "keel_lab",  # the learners' package, as the handout copies it
     "cli": "keel_cli",  # the `keel-lab` command beside it, which the handout copies too
+    "checks": "keel_checks",  # the exercises, their checks and the progress log, copied too
     "data": "data",  # the package's data sets (installed as `keel_lab.data`)
 }
 
@@ -35,6 +36,7 @@ class Checkout:
     build: Path = field(init=False)
     package: Path = field(init=False)
     cli: Path = field(init=False)
+    checks: Path = field(init=False)
     data: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -59,4 +61,4 @@ class Checkout:
         """What a command that writes a course must never write into: the packages and their data
         (a handout would ship itself into itself), the notebooks (answers would mix into the
         learner edition)."""
-        return self.package, self.cli, self.data, self.notebooks
+        return self.package, self.cli, self.checks, self.data, self.notebooks

@@ -32,11 +32,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from keel_checks.check import POINTS
 from keel_cli._cells import CHECK_MARK, function_name, source, tags
 from keel_course.checkout import Checkout
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._checks.check import POINTS
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 STUB = 'raise NotImplementedError("your code here")'

@@ -33,13 +33,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from keel_checks.check import POINTS, VERIFIERS
+from keel_checks.origin import lab_module
 from keel_cli._cells import source, tags
 from keel_course.checkout import Checkout
 from keel_course.editions import CHAPTER, exercises, read_notebook
 from keel_course.sources import failure, reading
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._checks.check import POINTS, VERIFIERS
 
 REGION = re.compile(r"(<!-- generated: (\w+) (\w+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 PLAN = re.compile(r"^### Class plan \((\d+) min\)\n\n(\|.*?)\n\n", re.MULTILINE | re.DOTALL)
@@ -231,7 +232,7 @@ def fresh(tables: Path, module: str) -> ModuleType:
 def as_a_cell(fn: Callable[..., Any], module: ModuleType) -> tuple[Callable[..., Any], str]:
     """`fn` compiled from its own source in a cell of its own (its module's names in scope),
     and that source; the lab's own functions as they are."""
-    if fn.__module__.startswith("keel_lab"):
+    if lab_module(fn.__module__):
         return fn, f"{fn.__name__} = {fn.__module__}.{fn.__qualname__}  # the lab's own"
     text = inspect.getsource(fn)
     filename = f"<answer {fn.__name__}>"

@@ -70,6 +70,9 @@ c.ClearSolutions.code_stub = {{"python": {STUB!r}}}
 c.Execute.timeout = 120
 # The checks' progress file is for learners working alone: no file in graded folders.
 os.environ["KEEL_PROGRESS"] = "off"
+# A check that does not pass fails its cell, so autograde gives it no points (in a student's
+# own notebook it shows NOT YET and the notebook runs on).
+os.environ["KEEL_CHECKS"] = "raise"
 '''
 
 

@@ -18,9 +18,11 @@ MOVED = {
     "keel_lab.i18n": "keel_lab._i18n",
     "keel_lab.core": "keel_lab._core",
     "keel_lab.course.i18n": "keel_lab._i18n",
+    "keel_lab.course.checks": "keel_checks",
+    "keel_lab.course.progress": "keel_checks.progress",
     **{f"keel_lab.course.{name}": f"keel_lab.course._{name}" for name in (
-        "checks", "experiments", "production", "data", "diagrams", "explorers",
-        "fonts", "incident_tools", "named", "notebook", "offline_model", "plots", "progress",
+        "experiments", "production", "data", "diagrams", "explorers",
+        "fonts", "incident_tools", "named", "notebook", "offline_model", "plots",
         "sampling", "scenarios")},
     **{f"keel_lab.providers.{name}": f"keel_lab.providers._{name}" for name in (
         "streams", "anthropic_messages", "diagnosis", "fields", "formats", "gemini_messages",

@@ -12,10 +12,12 @@ when the output is not a terminal, nbval's failure reports included (they carry 
 coloured traceback), so the single-notebook command can be piped into a file.
 
 This run's verdicts are recorded in `.keel-progress.json` beside the notebooks
-(`keel_lab.course._progress`), so `keel-lab progress` shows the whole course, a run of one chapter
+(`keel_checks.progress`), so `keel-lab progress` shows the whole course, a run of one chapter
 too; its table is shown there and only there. Only the learner edition is recorded: a solution
 notebook (its check cells keep `# NBVAL_CHECK_OUTPUT`) is the course under test, not a learner.
 The kernels record nothing themselves (`KEEL_PROGRESS=off`): this file does it once per run.
+In these kernels a check that does not pass fails its cell (`KEEL_CHECKS=raise`); in the
+learner's own Jupyter it shows NOT YET and the notebook runs on.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from typing import Any
 
 import pytest
 
+from keel_checks import progress
+from keel_checks.check import SWITCH
 from keel_cli._cells import CHECK_MARK, function_name, source, tags
 from keel_cli._command import command, here
 from keel_lab._core.errors import LabError
 from keel_lab._core.tables import cut, pad, printable, width_of
 from keel_lab._i18n import _
-from keel_lab.course import _progress as progress
 
 PIPED_WIDTH = 100  # the width of a line when the output is not a terminal (a file, a pipe)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")  # a terminal's colour and cursor codes
@@ -49,6 +52,7 @@ _switch = os.environ.get(progress.SWITCH)  # the learner's own setting, read bef
 
 def pytest_configure(config: Any) -> None:
     os.environ[progress.SWITCH] = "off"  # kernels start after this: they record nothing
+    os.environ[SWITCH] = "raise"  # and a check that does not pass fails its cell
 
 
 def _first_hint(item: Any) -> str:

@@ -9,5 +9,11 @@ os.environ["KEEL_PROGRESS"] = "off"
 
 
 @pytest.fixture
+def raising(monkeypatch):
+    """Checks as `make check`, nbval and nbgrader run them: one that does not pass fails."""
+    monkeypatch.setenv("KEEL_CHECKS", "raise")
+
+
+@pytest.fixture
 def tools():
     return incident_tools()

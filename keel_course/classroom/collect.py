@@ -8,9 +8,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+from keel_checks.progress import CHAPTERS
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._progress import CHAPTERS
 
 GRADEBOOK = "gradebook.csv"
 GRADED = tuple(dict.fromkeys(CHAPTERS.values()))  # the chapters with exercises, in course order

@@ -35,6 +35,7 @@ def stage_lab(handout: Path, lab: Path) -> None:
         shutil.rmtree(lab, ignore_errors=True)
         shutil.copytree(handout / "keel_lab", lab / "keel_lab")
         shutil.copytree(handout / "keel_cli", lab / "keel_cli")
+        shutil.copytree(handout / "keel_checks", lab / "keel_checks")
         shutil.copytree(handout / "data", lab / "keel_lab" / "data")
     except OSError as exc:
         raise LabError("cannot_stage_lab", N_("cannot lay out the students' lab in {lab}: "

@@ -147,9 +147,9 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
     refused = refusal(f"the notebook changed the lab's code ({changed[0]})") if changed else None
     channel.send(serve=name, defined=name in namespace, refused=refused,
                  name=getattr(fn, "__name__", None) if fn is not None else None)
+    from keel_checks.delegation import watched
+    from keel_checks.verdict import where
     from keel_lab._core.clock import clock_moves
-    from keel_lab.course._checks.delegation import watched
-    from keel_lab.course._checks.verdict import where
 
     guard = Guard(snapshot)
 

@@ -9,14 +9,14 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from keel_checks.check import POINTS
+from keel_checks.progress import CHAPTERS
 from keel_course.grading import sandbox
 from keel_course.grading.gradebook import Exercise, Row
 from keel_course.grading.plan import Plan, plan
 from keel_course.grading.submission import read_submission
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
-from keel_lab.course._checks.check import POINTS
-from keel_lab.course._progress import CHAPTERS
 
 TIMEOUT = 60.0  # seconds for one submission, its imports and every check included
 MAX_ERROR = 1000

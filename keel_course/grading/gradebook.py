@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_checks.progress import CHAPTERS
 from keel_lab._core.errors import LabError
 from keel_lab._core.tables import format_table
 from keel_lab._i18n import N_
-from keel_lab.course._progress import CHAPTERS
 
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 

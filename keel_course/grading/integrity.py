@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from types import FunctionType, ModuleType
 from typing import Any
 
+from keel_checks.origin import lab_module
+
 _GONE = object()  # what an attribute that was deleted reads as
 _FUNCTION_PARTS = ("__code__", "__defaults__", "__kwdefaults__")
 
@@ -90,7 +92,7 @@ def _contents(container: dict[Any, Any] | list[Any] | set[Any], where: str) -> _
 
 def _is_lab(name: str) -> bool:
     """The lab's modules, and the grading process's own (it looks up the checks' drivers)."""
-    return name.split(".")[0] == "keel_lab" or name.startswith("keel_course.grading")
+    return lab_module(name) or name.startswith("keel_course.grading")
 
 
 def _functions(value: Any) -> Iterator[FunctionType]:
@@ -192,7 +194,7 @@ def import_lab() -> None:
     below them), so the snapshot holds them all: a module first imported by the learner's code
     could otherwise be changed before anyone looked. The lab's other modules (plots, widgets,
     provider clients, classroom tools) are not imported by the checks, so not watched."""
-    from keel_lab.course._checks.check import VERIFIERS
+    from keel_checks.check import VERIFIERS
     from keel_lab.course._experiments.registry import EXPERIMENTS
 
     dict(VERIFIERS)  # loads every exercise's verifier module

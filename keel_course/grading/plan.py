@@ -2,7 +2,7 @@
 
 The grader never runs a check cell and never reads saved outputs. It finds each exercise of the
 submission's chapter by its function's name (the exercise table's names, as the learner edition
-has them, read from its view `keel_lab.course._progress.CHAPTERS`: a module-level dict, which the
+has them, read from its view `keel_checks.progress.CHAPTERS`: a module-level dict, which the
 snapshot watches), and runs, in notebook order:
 
 - every cell that binds an exercise's name, whole: that cell is the learner's answer (a `def`,
@@ -30,8 +30,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 
+from keel_checks.progress import CHAPTERS
 from keel_course.grading.submission import Cell, Submission
-from keel_lab.course._progress import CHAPTERS
 
 _DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _MAGIC = re.compile(r"^[%!].*$", re.MULTILINE)  # IPython line magics and shell escapes

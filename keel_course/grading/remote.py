@@ -30,7 +30,7 @@ from keel_course.grading.hints import described, moved, refusal, short
 from keel_course.grading.plain import from_plain, given, lab_class, lab_name, to_plain
 
 if TYPE_CHECKING:
-    from keel_lab.course._checks.verdict import Verdict
+    from keel_checks.verdict import Verdict
 
 _HEADER = struct.Struct(">I")
 MAX_REQUEST = 64 * 1024 * 1024
@@ -197,8 +197,8 @@ def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
     """The grader's own verdict on the learner's function `name`, served by the child: the
     lab's verifier runs here on inputs drawn from `seed` (`elsewhere`: names other cells set
     with code the grader does not run, for a NameError's hint)."""
-    from keel_lab.course._checks.check import VERIFIERS, misnamed
-    from keel_lab.course._checks.verdict import Verdict
+    from keel_checks.check import VERIFIERS, misnamed
+    from keel_checks.verdict import Verdict
 
     if offer.get("defined") is not True:
         return False, (f"{name} was not defined when its check cell ran (see the submission's "
@@ -223,7 +223,7 @@ def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: An
            **given: Any) -> tuple[bool, str | None]:
     """The verdict on one exercise function: (passed, the first hint). `given` goes to the
     verifiers that take it (the inputs drawn for this run)."""
-    from keel_lab.course._checks.verdict import drawn
+    from keel_checks.verdict import drawn
 
     accepted = inspect.signature(verifier).parameters
     try:

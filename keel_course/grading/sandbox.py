@@ -41,6 +41,7 @@ from functools import cache
 from pathlib import Path
 from typing import IO, Any
 
+import keel_checks
 import keel_cli
 import keel_course
 import keel_lab
@@ -57,8 +58,8 @@ from keel_lab.course import _data as data
 # checkout).
 _START = ("import sys; sys.path.insert(0, sys.argv[2]); "
           "from keel_course.grading.child import main; main()")
-_PACKAGES = (Path(keel_lab.__file__).parent, Path(keel_cli.__file__).parent,
-             Path(keel_course.__file__).parent)
+_PACKAGES = (Path(keel_lab.__file__).parent, Path(keel_checks.__file__).parent,
+             Path(keel_cli.__file__).parent, Path(keel_course.__file__).parent)
 _PR_SET_CHILD_SUBREAPER = 36
 _running: set[int] = set()  # the pids of the children being graded now
 _MARK = f"KEEL_LAB_GRADING={os.getpid()}-{secrets.token_hex(8)}"  # in every graded process's env

@@ -890,7 +890,7 @@ _HOOK = """import os, sys  # keel-cheat hook
 class _KeelCheat:
     @classmethod
     def find_spec(cls, name, path=None, target=None):
-        if name != "keel_lab.course._checks.verdict":
+        if name != "keel_checks.verdict":
             return None
         import importlib.machinery
         spec = importlib.machinery.PathFinder.find_spec(name, path)
@@ -969,7 +969,7 @@ if _grader > 1:
 SYS_MODULES = '''import sys
 import types
 
-from keel_lab.course._checks.verdict import Verdict
+from keel_checks.verdict import Verdict
 
 
 def _always(fn, *args, **kwargs):
@@ -979,11 +979,11 @@ def _always(fn, *args, **kwargs):
 
 
 for _name, _fn in (("in_order", "verify_count_in_order"), ("pairing", "verify_pair_results")):
-    _fake = types.ModuleType(f"keel_lab.course._checks.{_name}")
+    _fake = types.ModuleType(f"keel_checks.{_name}")
     setattr(_fake, _fn, _always)
     sys.modules[_fake.__name__] = _fake
-    setattr(sys.modules["keel_lab.course._checks"], _name, _fake)
-_check = sys.modules["keel_lab.course._checks.check"]
+    setattr(sys.modules["keel_checks"], _name, _fake)
+_check = sys.modules["keel_checks.check"]
 _check.VERIFIERS = {"count_in_order": _always, "pair_results": _always}
 ''' + NOT_DONE
 BUILTINS = '''import builtins
@@ -992,8 +992,8 @@ builtins.abs = lambda x: 0  # every count is exactly as expected
 builtins.all = lambda items: True  # every verdict passes
 
 ''' + COUNT_ANY
-MONKEYPATCH = '''import keel_lab.course._checks.in_order as _in_order
-import keel_lab.course._checks.pairing as _pairing
+MONKEYPATCH = '''import keel_checks.in_order as _in_order
+import keel_checks.pairing as _pairing
 
 _in_order._judge = lambda counts, calls, seeds, lab: (True, "ok", "")
 _pairing.pairing_errors = lambda pairs, calls, results: ""
@@ -1105,7 +1105,7 @@ def count_in_order(trials, calls, seed):
     _tick(trials)
     return trials
 '''
-CODE_SWAP = '''from keel_lab.course._checks.verdict import Verdict
+CODE_SWAP = '''from keel_checks.verdict import Verdict
 
 
 def _forced(self, ok, passed, hint):
@@ -1247,7 +1247,7 @@ DRIVER_SWAP_READ = '''import sys
 def _record(fn, events, case):
     """The `Run` a right read_turn gives on these events, made up without calling it."""
     from keel_lab._core.streaming import Finish, assemble
-    from keel_lab.course._checks.stall import CANCELLED, TIMEOUT, Run
+    from keel_checks.stall import CANCELLED, TIMEOUT, Run
     n = len(events)
     last = case.gap * n
     if case.cancel:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from json_fields import paths, reshape
 from traitlets.config import Config
 
+from keel_checks.progress import CHAPTERS
 from keel_course import bubblewrap
 from keel_course.bubblewrap import NOBODY
 from keel_course.checkout import Checkout
@@ -39,7 +40,6 @@ from keel_course.classroom.spawner import ConfinedSpawner, give_to_nobody
 from keel_course.cli import main
 from keel_course.handout import MANIFEST
 from keel_lab._core.errors import LabError
-from keel_lab.course._progress import CHAPTERS
 
 pytestmark = pytest.mark.lab_wide
 
@@ -298,10 +298,10 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     assert (room.handout / "notebooks" / "03_batching.ipynb").is_file()
     assert not (room.handout / "notebooks" / "solutions").exists()
     # the lab the kernels import: the handout's package, its data where an install puts it
-    assert (room.lab / "keel_lab" / "course" / "_progress.py").read_bytes() == (
-        room.handout / "keel_lab" / "course" / "_progress.py").read_bytes()
+    assert (room.lab / "keel_checks" / "progress.py").read_bytes() == (
+        room.handout / "keel_checks" / "progress.py").read_bytes()
     assert (room.lab / "keel_lab" / "data" / "incidents.json").is_file()
-    assert {p.name for p in room.lab.iterdir()} == {"keel_cli", "keel_lab"}
+    assert {p.name for p in room.lab.iterdir()} == {"keel_checks", "keel_cli", "keel_lab"}
     text = banner(room)
     assert room.url in text and room.password in text
     assert f"keel-course classroom collect {room.class_dir}" in text

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
+from keel_checks.check import VERIFIERS
+from keel_checks.verdict import Verdict
 from keel_course.grading.child import run_chunk
 from keel_course.grading.hints import moved, refusal, short
 from keel_course.grading.remote import verify
-from keel_lab.course._checks.check import VERIFIERS
-from keel_lab.course._checks.verdict import Verdict
 
 pytestmark = pytest.mark.lab_wide
 

@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
+from keel_checks.check import VERIFIERS
+from keel_checks.verdict import drawn
 from keel_cli._cells import source, tags
 from keel_course.editions import fill_solutions
 from keel_course.grading import find_submissions, grade, grade_one, sandbox
 from keel_course.grading.gradebook import Row
 from keel_course.grading.hints import short
 from keel_lab import LabError
-from keel_lab.course._checks.check import VERIFIERS
-from keel_lab.course._checks.verdict import drawn
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
@@ -70,8 +70,8 @@ FAKE_PASS = '''def make_batches(requests, tools):
 '''
 # VERIFIERS is a read-only mapping loading each verifier by the name TARGETS gives it, so a
 # notebook re-points the name (`VERIFIERS[...] = ...` would only raise a TypeError)
-PATCHED_AT_DEFINITION = '''from keel_lab.course._checks.check import TARGETS
-from keel_lab.course._checks.verdict import Verdict
+PATCHED_AT_DEFINITION = '''from keel_checks.check import TARGETS
+from keel_checks.verdict import Verdict
 
 TARGETS["make_batches"] = "history:verify_answer_all"
 Verdict.passed = property(lambda self: True)
@@ -80,7 +80,7 @@ def make_batches(requests, tools):
     return []
 '''
 PATCHED_WHILE_CHECKED = '''def pair_results(calls, results):
-    import keel_lab.course._checks.verdict as v
+    import keel_checks.verdict as v
     v.Verdict.passed = property(lambda self: True)
     return [(call, None) for call in calls]
 '''
@@ -252,7 +252,7 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "tampered_monkeypatch": (inserted(_solved_with(PATCHED_AT_DEFINITION),
                                       "check = lambda fn: print('PASSED')"), 0, 2,
                              {"make_batches": "refused: the notebook changed the lab's code"},
-                             ["changed the lab's code: keel_lab.course._checks"]),
+                             ["changed the lab's code: keel_checks"]),
     # the verdict is the grader's: a Verdict patched in the submission's process changes nothing
     "tampered_while_checked": (_solved_with(PATCHED_WHILE_CHECKED, solved("02_pairing"), 1), 1,
                                3, {"count_in_order": None, "pair_results": "paired with nothing"},

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
+from keel_checks.partial_success import CRASH, OK, RESTART, story
 from keel_course.grading.guard import Guard
 from keel_course.grading.integrity import Snapshot, import_lab
 from keel_lab._core import partial_success
 from keel_lab._core.clock import run_coroutine
 from keel_lab._core.events import Event
-from keel_lab.course._checks.partial_success import CRASH, OK, RESTART, story
 
 pytestmark = pytest.mark.lab_wide
 

@@ -9,10 +9,10 @@ import threading
 
 import pytest
 
+from keel_checks import batching
+from keel_checks.check import TARGETS, VERIFIERS
+from keel_checks.verdict import Verdict
 from keel_course.grading.integrity import Snapshot, import_lab
-from keel_lab.course._checks import batching
-from keel_lab.course._checks.check import TARGETS, VERIFIERS
-from keel_lab.course._checks.verdict import Verdict
 
 pytestmark = pytest.mark.lab_wide
 
@@ -49,13 +49,13 @@ def _delete_attribute() -> None:
 
 
 @pytest.mark.parametrize(("change", "where"), [
-    (_rebind_module_function, "keel_lab.course._checks.batching.verify_make_batches"),
-    (_mutate_registry, "keel_lab.course._checks.check.TARGETS"),
-    (_patch_class, "keel_lab.course._checks.verdict.Verdict.passed"),
-    (_swap_code, "keel_lab.course._checks.batching.verify_make_batches.__code__"),
+    (_rebind_module_function, "keel_checks.batching.verify_make_batches"),
+    (_mutate_registry, "keel_checks.check.TARGETS"),
+    (_patch_class, "keel_checks.verdict.Verdict.passed"),
+    (_swap_code, "keel_checks.batching.verify_make_batches.__code__"),
     (_replace_module, "sys.modules['keel_lab._core.batching']"),
     (_patch_builtin, "builtins.print"),
-    (_delete_attribute, "keel_lab.course._checks.verdict.Verdict.lines"),
+    (_delete_attribute, "keel_checks.verdict.Verdict.lines"),
 ])
 def test_each_change_is_named_and_undone(change, where):
     snapshot = Snapshot()
@@ -117,7 +117,7 @@ def test_the_code_of_the_lab_is_compared_on_its_own():
     try:
         _swap_code()
         assert snapshot.code_changes() == [
-            "keel_lab.course._checks.batching.verify_make_batches.__code__"]
+            "keel_checks.batching.verify_make_batches.__code__"]
     finally:
         snapshot.restore()
     assert snapshot.code_changes() == []

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from keel_checks.progress import CHAPTERS
 from keel_cli._cells import source, tags
 from keel_course.editions import IMPORT_CHECK, exercises
 from keel_course.grading.plan import chapter_of, plan, python
 from keel_course.grading.submission import Cell, Submission
-from keel_lab.course._progress import CHAPTERS
 
 pytestmark = pytest.mark.lab_wide
 

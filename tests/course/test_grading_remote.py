@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 
+from keel_checks.check import VERIFIERS
+from keel_checks.verdict import Verdict
 from keel_course.checkout import Checkout
 from keel_course.grading.child import Channel, offer
 from keel_course.grading.integrity import Snapshot, import_lab
@@ -25,8 +27,6 @@ from keel_course.grading.remote import Requests, judged, verify
 from keel_course.grading.sandbox import _Link
 from keel_course.guide import fresh, wrong_answers
 from keel_lab._core.protocol import ToolCall
-from keel_lab.course._checks.check import VERIFIERS
-from keel_lab.course._checks.verdict import Verdict
 
 pytestmark = pytest.mark.lab_wide
 

@@ -86,7 +86,8 @@ def test_a_forked_child_does_not_hold_the_submission_and_no_process_is_left():
 
 def test_the_child_sees_the_packages_alone_with_the_data():
     root = Path(package())
-    assert sorted(p.name for p in root.iterdir()) == ["keel_cli", "keel_course", "keel_lab"]
+    assert sorted(p.name for p in root.iterdir()) == [
+        "keel_checks", "keel_cli", "keel_course", "keel_lab"]
     assert (root / "keel_course" / "grading" / "child.py").is_file()
     assert (root / "keel_lab" / "data" / "incidents.json").is_file()
     assert not list(root.rglob("*.ipynb"))

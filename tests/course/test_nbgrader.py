@@ -22,6 +22,7 @@ from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import SCHEMA_VERSION as NBGRADER_SCHEMA
 from nbgrader.nbgraderformat import MetadataValidator
 
+from keel_checks.check import POINTS
 from keel_cli._cells import source, tags
 from keel_course import nbgrader as lab_nbgrader
 from keel_course.checkout import Checkout
@@ -48,7 +49,6 @@ from keel_course.nbgrader import (
 )
 from keel_course.translation import learner as translated_learner
 from keel_lab._core.errors import LabError
-from keel_lab.course._checks.check import POINTS
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 

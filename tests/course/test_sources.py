@@ -20,8 +20,8 @@ CHECKOUT = Checkout.at(ROOT)
 
 
 def test_the_sources_are_the_package_its_data_and_the_notebooks():
-    assert CHECKOUT.sources == (ROOT / "keel_lab", ROOT / "keel_cli", ROOT / "data",
-                                ROOT / "notebooks")
+    assert CHECKOUT.sources == (ROOT / "keel_lab", ROOT / "keel_cli", ROOT / "keel_checks",
+                                ROOT / "data", ROOT / "notebooks")
 
 
 @pytest.mark.parametrize("folder", ["keel_lab", "keel_lab/new/deeper", "notebooks", "data/x",

@@ -9,8 +9,8 @@ from itertools import groupby
 
 import pytest
 
+from keel_checks.accumulate import verify_accumulate
 from keel_lab._core.streaming import Finish, StreamAssembler, TextDelta, ToolCallDelta
-from keel_lab.course._checks.accumulate import verify_accumulate
 
 pytestmark = pytest.mark.ch1
 

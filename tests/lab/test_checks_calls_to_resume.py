@@ -5,7 +5,7 @@ from collections import Counter, OrderedDict
 
 import pytest
 
-from keel_lab.course._checks.resume import verify_calls_to_resume
+from keel_checks.resume import verify_calls_to_resume
 
 pytestmark = pytest.mark.ch8
 

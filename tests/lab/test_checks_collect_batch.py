@@ -5,8 +5,8 @@ import asyncio
 
 import pytest
 
+from keel_checks.collect import verify_collect_batch
 from keel_lab._core.tools import ToolOutcome
-from keel_lab.course._checks.collect import verify_collect_batch
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
 pytestmark = [pytest.mark.ch6, pytest.mark.filterwarnings(

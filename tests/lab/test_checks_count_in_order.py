@@ -7,8 +7,8 @@ import random
 
 import pytest
 
+from keel_checks.in_order import verify_count_in_order
 from keel_lab import run_coroutine
-from keel_lab.course._checks.in_order import verify_count_in_order
 
 pytestmark = pytest.mark.ch2
 

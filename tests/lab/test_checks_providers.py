@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from keel_lab.course._checks import check
-from keel_lab.course._checks.providers import Recorder, response_output, verify_answer_responses
+from keel_checks import check
+from keel_checks.providers import Recorder, response_output, verify_answer_responses
 
 pytestmark = pytest.mark.ch7
 

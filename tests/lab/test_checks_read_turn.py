@@ -8,8 +8,8 @@ import time
 
 import pytest
 
+from keel_checks.stall import CASES, verify_read_turn
 from keel_lab._core.streaming import Finish, StreamAssembler, ToolCallDelta
-from keel_lab.course._checks.stall import CASES, verify_read_turn
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
 pytestmark = [pytest.mark.ch4,

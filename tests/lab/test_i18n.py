@@ -13,12 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_install import _run, installed, wheel  # noqa: F401 - the wheel and its install
 
+from keel_checks.exercises import EXERCISES
+from keel_checks.partial_success import verify_status_history
+from keel_checks.progress import Progress
+from keel_checks.verdict import Verdict
 from keel_lab import _i18n as i18n
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import _, language, ngettext, set_language, translations
-from keel_lab.course._checks.partial_success import verify_status_history
-from keel_lab.course._checks.verdict import Verdict
-from keel_lab.course._progress import Progress
 
 pytestmark = pytest.mark.lab_wide
 
@@ -38,7 +39,8 @@ def english(monkeypatch):
 def marked() -> set[str | tuple[str, str]]:
     """Every message marked `_()`/`N_()` now, extracted the way `make messages` does; one
     marked `ngettext()` as its (singular, plural) pair, as the catalog keys it."""
-    found = [m for package in (PACKAGE, ROOT / "keel_cli")  # private folders too (`_core`)
+    # private folders too (`_core`)
+    found = [m for package in (PACKAGE, ROOT / "keel_checks", ROOT / "keel_cli")
              for _file, _line, m, _comments, _context in extract_from_dir(
                  package, method_map=[("**.py", "python")],
                  directory_filter=lambda folder: not Path(folder).name.startswith("."))]
@@ -228,7 +230,7 @@ def test_the_progress_table_in_chinese(tmp_path):
     set_language("zh")
     table = Progress(tmp_path / "p.json", {}).table()
     head, columns = table.splitlines()[:2]
-    assert head.endswith("11 个练习中已通过 0 个（这里还没有运行过任何检查）")
+    assert head.endswith(f"{len(EXERCISES)} 个练习中已通过 0 个（这里还没有运行过任何检查）")
     assert columns.split() == ["章节", "练习", "状态", "时间", "最近的提示"]
     assert "未尝试" in table and "not tried" not in table
     set_language("en")

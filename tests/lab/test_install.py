@@ -30,7 +30,8 @@ pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"
-SOURCES = ("keel_lab", "keel_cli", "keel_course", "data")  # pyproject.toml's packages come from
+# pyproject.toml's packages come from these folders
+SOURCES = ("keel_lab", "keel_checks", "keel_cli", "keel_course", "data")
 STREAM = "openai-chat/parallel_calls.sse"
 SCENARIO = ("import sys; from keel_cli._command import main; "
             "sys.exit(main(['experiments', 'partial', '--json']))")

@@ -76,7 +76,7 @@ def _notebook() -> dict[str, object]:
                 "id": f"c{len(text)}", "metadata": {"tags": [tag] if tag else []}}
     return {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
         {"cell_type": "markdown", "id": "m", "metadata": {}, "source": "## 练习 5"},
-        cell("from keel_lab.course._checks import check"),
+        cell("from keel_checks import check"),
         cell("def accumulate(deltas):\n    return deltas\n", "exercise"),
         cell("assert accumulate([]) == []", "check"),
         cell("def status_history(events):\n    return ['completed']\n", "exercise"),

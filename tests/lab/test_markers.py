@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab.course._exercises import EXERCISES
+from keel_checks.exercises import EXERCISES
 
 pytestmark = pytest.mark.lab_wide
 

@@ -16,17 +16,17 @@ from pathlib import Path
 import pytest
 from test_checks_hints import reference
 
+from keel_checks import VERIFIERS
+from keel_checks.exercises import EXERCISES
 from keel_course.checkout import Checkout
 from keel_course.guide import wrong_answers
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_, set_language, speaking
-from keel_lab.course._checks import VERIFIERS
-from keel_lab.course._exercises import EXERCISES
 
 pytestmark = pytest.mark.lab_wide
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("keel_lab", "keel_cli", "keel_course")
+PACKAGES = ("keel_lab", "keel_checks", "keel_cli", "keel_course")
 PSEUDO = "\u27e6"  # how every message of the pseudo-locale begins
 TABLES = wrong_answers(Checkout.at(ROOT))  # exercise -> (test module, table of wrong answers)
 
@@ -139,7 +139,7 @@ def no_decision(tmp, mp):
 
 
 def _read_progress(tmp, content):
-    from keel_lab.course import _progress as progress
+    from keel_checks import progress
 
     path = tmp / "progress.json"
     path.write_bytes(content if isinstance(content, bytes) else
@@ -148,13 +148,13 @@ def _read_progress(tmp, content):
 
 
 def no_such_path(tmp, mp):
-    from keel_lab.course import _progress as progress
+    from keel_checks import progress
 
     progress.find(tmp / "nothing-here")
 
 
 def not_a_file(tmp, mp):
-    from keel_lab.course import _progress as progress
+    from keel_checks import progress
 
     progress.read(Path("/dev/null"))
 

@@ -10,7 +10,7 @@ import pytest
 pytestmark = pytest.mark.ch7
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("keel_lab", "keel_cli", "keel_course")
+PACKAGES = ("keel_lab", "keel_checks", "keel_cli", "keel_course")
 SOURCES = "docs/stream-quirks-sources.md"
 QUIRKS = "docs/stream-quirks.md"
 REPORT = re.compile(r"https://(github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+|ollama\.com/"

@@ -308,8 +308,10 @@ def test_no_other_module_of_the_lab_has_a_client_of_its_own():
     """The lab is offline; this command is the one whose point is the network. (The
     OpenAI adapter goes where its caller's base URL says: the replay server, in the course.)"""
     root = Path(keel_lab.__file__).parent.parent
-    clients = sorted(p.relative_to(root).as_posix() for package in ("keel_lab", "keel_cli")
+    clients = sorted(p.relative_to(root).as_posix()
+                     for package in ("keel_lab", "keel_checks", "keel_cli")
                      for p in (root / package).rglob("*.py")
-                     if re.search(r"\bhttpx\b|with_streaming_response|urllib\.request",
+                     if re.search(r"\bimport httpx\b|\bhttpx\.\w|with_streaming_response"
+                                  r"|urllib\.request",
                                   p.read_text(encoding="utf-8")))
     assert clients == ["keel_cli/_record.py"]

@@ -3,12 +3,12 @@ refusals, read by each reader, each message naming where (its `where`, then the 
 
 import pytest
 
+from keel_checks import progress
 from keel_cli._conversation import read_conversation
 from keel_course.grading.submission import read_submission
 from keel_lab import LabError
 from keel_lab._core import strict_json
 from keel_lab._core.protocol import parse_arguments
-from keel_lab.course import _progress as progress
 from keel_lab.providers._streams.records import parse_records
 
 pytestmark = pytest.mark.lab_wide

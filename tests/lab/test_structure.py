@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("keel_lab", "keel_cli", "keel_course")
+PACKAGES = ("keel_lab", "keel_checks", "keel_cli", "keel_course")
 
 pytestmark = pytest.mark.lab_wide
 

@@ -17,6 +17,8 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab._core.streaming import (
     Finish,
     Notice,
@@ -28,8 +30,6 @@ from keel_lab._core.streaming import (
     snapshots,
 )
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab.course._experiments.providers import STREAMS, stream_names
 from keel_lab.course._experiments.streaming import chunk_rows
 from keel_lab.providers._diagnosis import read_stream, to_events

@@ -23,12 +23,12 @@ import string
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, guard, listed, seeded
 from keel_lab._core.clock import run_coroutine
 from keel_lab._core.pairing import STRATEGIES, Result, by_call_id
 from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, guard, listed, seeded
 
 PairResults = Callable[[Sequence[ToolCall], Sequence[Result]], Sequence[Sequence[Any]]]
 Case = tuple[Sequence[ToolCall], list[Any], Sequence[Result]]  # (calls, pairs, results)

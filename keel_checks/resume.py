@@ -15,9 +15,9 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, labelled, listed
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, labelled, listed
 from keel_lab.course._experiments.production import crashed_log, graph_log
 from keel_lab.course._production.store import CONFIRMED, TERMINAL, Record, to_resume
 from keel_lab.course._scenarios import COMPARE, PARTIAL, compare_question

@@ -15,6 +15,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, labelled, listed
 from keel_lab._core.events import Event
 from keel_lab._core.ids import RunIds
 from keel_lab._core.messages import AssistantMessage
@@ -25,8 +27,6 @@ from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.tools import Tool, Toolset
 from keel_lab._i18n import N_, _
 from keel_lab.course import _data as data
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, labelled, listed
 from keel_lab.course._incident_tools import incident_tools
 
 Call = tuple[str, dict[str, Any]]

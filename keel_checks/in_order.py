@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, guard
 from keel_lab._core.clock import clock_moves
 from keel_lab._core.pairing import position_over_completion
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, guard
 from keel_lab.course._experiments.pairing import order
 from keel_lab.course._experiments.trials import run_trials
 

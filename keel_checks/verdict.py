@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from keel_checks.origin import lab_module
 from keel_lab._i18n import N_, _
 
 
@@ -289,7 +290,7 @@ def where(exc: BaseException, fn: Callable[..., Any]) -> str:
         return told
     fn = inspect.unwrap(fn)
     code = getattr(fn, "__code__", None)
-    if code is None or str(getattr(fn, "__module__", "")).startswith("keel_lab."):
+    if code is None or lab_module(getattr(fn, "__module__", "")):
         return ""
     lines = [n for frame, n in traceback.walk_tb(exc.__traceback__)
              if frame.f_code.co_filename == code.co_filename]

@@ -21,11 +21,7 @@ from enum import Enum
 from textwrap import shorten
 from typing import Any
 
-from keel_lab._core.clock import now, run_coroutine
-from keel_lab._core.streaming import Assembly, Finish, StreamAssembler, StreamEvent, assemble
-from keel_lab._i18n import N_, _
-from keel_lab.course import _data as data
-from keel_lab.course._checks.verdict import (
+from keel_checks.verdict import (
     Verdict,
     awaitable,
     describe,
@@ -35,6 +31,10 @@ from keel_lab.course._checks.verdict import (
     misuse_marked,
     raised_by,
 )
+from keel_lab._core.clock import now, run_coroutine
+from keel_lab._core.streaming import Assembly, Finish, StreamAssembler, StreamEvent, assemble
+from keel_lab._i18n import N_, _
+from keel_lab.course import _data as data
 from keel_lab.course._scenarios import COMPARE, offline_stream
 from keel_lab.providers._diagnosis import read_stream, to_events
 

@@ -10,13 +10,13 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab._core.batching import make_batches
 from keel_lab._core.executor import Executor, seeded_latency
 from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.tools import Tool, Toolset
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab.course._incident_tools import incident_tools
 from keel_lab.course._scenarios import turn_requests
 

@@ -3,7 +3,7 @@ from this table: a learner's progress (`progress.CHAPTERS`), `check` and the gra
 (`checks.check.TARGETS`, `VERIFIERS`, `POINTS`, `misnamed`), nbgrader's points and the handout
 (through `POINTS`), the instructor's guide (`keel_course.guide`) and the tests' chapter markers
 (the root conftest.py). Adding an exercise is one row here, its check (a verifier in
-`keel_lab.course._checks`, whose test module declares its table of wrong answers) and its stub
+`keel_checks`, whose test module declares its table of wrong answers) and its stub
 in its chapter's solution notebook.
 
 The rows are frozen, but `object.__setattr__` still changes a frozen instance, and the grader's
@@ -24,7 +24,7 @@ class Exercise:
     name: str  # the function's name, which is how `check(fn)` finds its exercise
     chapter: str  # its notebook, without `.ipynb`: NN_name
     points: int  # what it is worth when a class is graded (`keel-course grade`, nbgrader)
-    # its check's verifier, "module:function" under keel_lab.course._checks: named, not
+    # its check's verifier, "module:function" under keel_checks: named, not
     # imported, so a check loads its own chapter's verifier only, on first use
     verifier: str
 
@@ -47,4 +47,5 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("collect_batch", "06_faults", 3, "collect:verify_collect_batch"),
     Exercise("answer_responses", "07_providers", 2, "providers:verify_answer_responses"),
     Exercise("calls_to_resume", "08_production", 2, "resume:verify_calls_to_resume"),
+    Exercise("agent_loop", "09_capstone", 6, "capstone:verify_agent_loop"),
 )

@@ -20,15 +20,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_lab._core.clock import now, run_coroutine
-from keel_lab._core.executor import Executor, RunCall, gather_by_call_id
-from keel_lab._core.partial_success import Code
-from keel_lab._core.protocol import ToolRequest
-from keel_lab._core.runner import Runner, RunResult
-from keel_lab._core.tools import ToolOutcome, failure
-from keel_lab._i18n import N_, _, ngettext
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import (
+from keel_checks.delegation import watched
+from keel_checks.verdict import (
     Verdict,
     awaitable,
     describe,
@@ -41,6 +34,13 @@ from keel_lab.course._checks.verdict import (
     seeded,
     strict,
 )
+from keel_lab._core.clock import now, run_coroutine
+from keel_lab._core.executor import Executor, RunCall, gather_by_call_id
+from keel_lab._core.partial_success import Code
+from keel_lab._core.protocol import ToolRequest
+from keel_lab._core.runner import Runner, RunResult
+from keel_lab._core.tools import ToolOutcome, failure
+from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course._offline_model import OfflineAdapter
 from keel_lab.course._scenarios import COMPARE, SCENARIOS, slow_first
 

@@ -29,8 +29,9 @@ from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
+from keel_checks.origin import lab_module
+from keel_checks.verdict import Delegated
 from keel_lab._i18n import _
-from keel_lab.course._checks.verdict import Delegated
 
 _LOADS = {"LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_CLASSDEREF",
           "LOAD_FROM_DICT_OR_DEREF"}
@@ -41,8 +42,8 @@ _STORES = {"STORE_FAST", "STORE_NAME", "STORE_GLOBAL", "STORE_DEREF"}
 
 
 def _is_lab(obj: Any) -> bool:
-    module = obj.__name__ if isinstance(obj, ModuleType) else getattr(obj, "__module__", "")
-    return isinstance(module, str) and module.split(".")[0] == "keel_lab"
+    return lab_module(obj.__name__ if isinstance(obj, ModuleType)
+                      else getattr(obj, "__module__", ""))
 
 
 def _codes(code: CodeType) -> Iterator[CodeType]:

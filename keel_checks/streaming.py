@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, guard
 from keel_lab._core.protocol import parse_arguments
 from keel_lab._core.streaming import (
     CallState,
@@ -23,8 +25,6 @@ from keel_lab._core.streaming import (
     snapshots,
 )
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, guard
 from keel_lab.course._scenarios import offline_stream
 
 

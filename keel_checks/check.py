@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from keel_checks.exercises import EXERCISES
+from keel_checks.progress import record
+from keel_checks.verdict import ExerciseNotPassed, Verdict
 from keel_lab._i18n import _
-from keel_lab.course._checks.verdict import ExerciseNotPassed, Verdict
-from keel_lab.course._exercises import EXERCISES
 from keel_lab.course._named import load
-from keel_lab.course._progress import record
 
 
 class _Verifiers(Mapping[str, Callable[..., Verdict]]):
@@ -24,7 +25,7 @@ class _Verifiers(Mapping[str, Callable[..., Verdict]]):
         target = self._targets.get(name) if isinstance(name, str) else None
         if target is None:
             raise KeyError(name)
-        found: Callable[..., Verdict] = load(target, "keel_lab.course._checks")
+        found: Callable[..., Verdict] = load(target, "keel_checks")
         return found
 
     def __iter__(self) -> Iterator[str]:
@@ -35,7 +36,7 @@ class _Verifiers(Mapping[str, Callable[..., Verdict]]):
 
 
 # Views of the exercise table, derived at import. Each exercise's verifier, module:function under
-# keel_lab.course._checks: a module-level dict, so the grader's snapshot watches its contents.
+# keel_checks: a module-level dict, so the grader's snapshot watches its contents.
 TARGETS: dict[str, str] = {x.name: x.verifier for x in EXERCISES}
 VERIFIERS = _Verifiers(TARGETS)
 
@@ -54,15 +55,31 @@ def misnamed(name: object) -> str | None:
 
 
 def check(fn: Callable[..., Any]) -> None:
-    """Print the verdict on an exercise function (found by its name), then raise
-    `ExerciseNotPassed` with the hints unless it passed, so a failing check fails its cell for
-    every grader; a pass returns nothing, so a notebook cell shows only the verdict lines."""
+    """Print the verdict on an exercise function (found by its name). In a notebook, an answer
+    that does not pass yet shows NOT YET and its hints where it stands, and the notebook runs on,
+    as otter-grader's checks do: Run All reaches the end. Where a failure must fail its cell
+    (`make check`, nbval on the learner's copy, nbgrader: they set `KEEL_CHECKS=raise`), it
+    raises `ExerciseNotPassed` with the hints. A pass returns nothing, so a notebook cell shows
+    only the verdict lines."""
     __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
     wrong = misnamed(getattr(fn, "__name__", fn))
     if wrong:
-        raise ExerciseNotPassed(wrong)
+        _not_yet(wrong)
+        return
     verdict = VERIFIERS[fn.__name__](fn)
     print(verdict)
     record(verdict)  # the learner's progress file; never fails the check, prints nothing
     if not verdict.passed:
-        raise ExerciseNotPassed("\n".join(verdict.hints) or _("no check ran"))
+        _not_yet("\n".join(verdict.hints) or _("no check ran"), shown=True)
+
+
+SWITCH = "KEEL_CHECKS"  # "raise": a check that does not pass fails its cell
+
+
+def _not_yet(hints: str, shown: bool = False) -> None:
+    """A check that did not pass: raised where the switch says so, else shown (once)."""
+    __tracebackhide__ = True
+    if os.environ.get(SWITCH) == "raise":
+        raise ExerciseNotPassed(hints)
+    if not shown:
+        print(hints)

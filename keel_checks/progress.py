@@ -27,15 +27,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from keel_checks.exercises import EXERCISES
 from keel_lab._core.errors import LabError
 from keel_lab._core.strict_json import read_json
 from keel_lab._core.tables import format_table, printable
 from keel_lab._i18n import ENV, LOCALES, N_, _
-from keel_lab.course._exercises import EXERCISES
 from keel_lab.providers._fields import json_type, shown
 
 if TYPE_CHECKING:  # checks import this module: `check` records its verdicts here
-    from keel_lab.course._checks.verdict import Verdict
+    from keel_checks.verdict import Verdict
 
 FILE = ".keel-progress.json"
 WORKSPACE = "workspace"  # the learner's copy of the course, where `make check` runs

@@ -17,14 +17,14 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from keel_checks.delegation import watched
+from keel_checks.verdict import Verdict, describe, listed
 from keel_lab._core.executor import Executor
 from keel_lab._core.history import validate_history
 from keel_lab._core.messages import AssistantMessage, Message, ToolMessage, UserMessage
 from keel_lab._core.protocol import ToolCall
 from keel_lab._core.tools import ToolError, invoke
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.delegation import watched
-from keel_lab.course._checks.verdict import Verdict, describe, listed
 
 AnswerAll = Callable[[Sequence[ToolCall], Callable[[ToolCall], str]], Sequence[ToolMessage]]
 

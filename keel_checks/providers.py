@@ -9,8 +9,8 @@ import string
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from keel_checks.verdict import Verdict, describe, guard, labelled, seeded
 from keel_lab._i18n import N_, _
-from keel_lab.course._checks.verdict import Verdict, describe, guard, labelled, seeded
 
 Run = Callable[[str, Any], str]
 AnswerResponses = Callable[[Sequence[dict[str, Any]], Run], Any]
