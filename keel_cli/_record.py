@@ -38,23 +38,25 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 from urllib.parse import quote, quote_plus
 
 from keel_lab._core.errors import LabError, Said
 from keel_lab._core.messages import Message, UserMessage
+from keel_lab._core.streaming import StreamEvent
 from keel_lab._core.strict_json import read_json
 from keel_lab._core.tables import printable
 from keel_lab._core.tools import Toolset
 from keel_lab._i18n import N_
+from keel_lab.providers._diagnosis import to_events
 from keel_lab.providers._formats import PROVIDERS, StreamFormat
 from keel_lab.providers._gemini_messages import to_gemini
 from keel_lab.providers._openai_messages import to_openai
 from keel_lab.providers._responses_messages import to_responses
-from keel_lab.providers._streams.records import MAX_BYTES
+from keel_lab.providers._streams.records import MAX_BYTES, decode, parse_records
 from keel_lab.providers._switches import anthropic_request, openai_chat_request
 
 TIMEOUT = 60.0  # seconds to connect, and between two pieces of the answer
@@ -79,6 +81,7 @@ class Request:
     key: str | None = field(repr=False)
     timeout: float = TIMEOUT
     max_seconds: float = MAX_SECONDS
+    history: tuple[Message, ...] = field(default=(), repr=False)  # sent instead of the prompt
 
     @property
     def url(self) -> str:
@@ -86,8 +89,9 @@ class Request:
         return self.base_url + PROVIDERS[self.format].path.format(model=name)
 
     def body(self) -> dict[str, Any]:
-        """The JSON body, tools and prompt in the format's own shape."""
-        return _BODIES[self.format](self.model, [UserMessage(self.prompt)], self.tools)
+        """The JSON body, tools and prompt (or a whole history) in the format's own shape."""
+        history = list(self.history) or [UserMessage(self.prompt)]
+        return _BODIES[self.format](self.model, history, self.tools)
 
     def scrub(self, text: object) -> str:
         """`text` safe to print: without the key, and without terminal escapes. A server may
@@ -462,3 +466,26 @@ def _import(name: str, fmt: str) -> Any:
 _OPENERS: dict[StreamFormat, Callable[[Request], contextlib.AbstractContextManager[_Answer]]] = {
     "openai-chat": _sdk, "openai-responses": _sdk, "anthropic": _sdk,
     "gemini": _http, "ollama": _http}
+
+
+def turn_events(request: Request, history: Sequence[Message]) -> list[StreamEvent]:
+    """One streamed turn of a provider for `history`, sent as `record` sends its request and
+    read into the lab's events: a loop's model, on a live provider or the replay server."""
+    asked = replace(request, history=tuple(history))
+    with _OPENERS[asked.format](asked) as answer:
+        raw = b"".join(answer.iter_bytes())
+    return list(to_events(parse_records(decode(raw, asked.url), asked.url), asked.format))
+
+
+def provider_model(fmt: StreamFormat, tools: Toolset, **where: Any
+                   ) -> Callable[[list[Message]], AsyncIterator[StreamEvent]]:
+    """A live provider as a turn loop's `model` (the capstone's): its key from the provider's
+    usual variable; `where` is `plan`'s model, base_url, key_env. Each turn is one paid
+    request."""
+    request = plan(fmt, tools, "", **where)
+
+    async def model(history: list[Message]) -> AsyncIterator[StreamEvent]:
+        for event in turn_events(request, history):
+            yield event
+
+    return model

@@ -1,10 +1,11 @@
 """The handout a class receives: the learner edition, the package it imports, requirements and a
 README for students - and no solution anywhere, which `find_leaks` proves before it is given out.
-The packages are keel_lab, with its data/, and keel_cli (the `keel-lab` command, whose
-`progress` a learner runs): the handout's pyproject.toml is the repository's
-without keel_course (`keel_course.pyproject`), so `pip install .` gives a student `keel-lab` and
-nothing of the instructor's tools. The notebooks are all the course's: the chapters and the
-optional deeper notebooks beside them (`00_asyncio_primer`, `04a_...`), which the chapters link.
+The packages are keel_lab, with its data/, keel_checks (the exercises' checks) and keel_cli
+(the `keel-lab` command, whose `progress` a learner runs): the handout's pyproject.toml is the
+repository's without keel_course (`keel_course.pyproject`), so `pip install .` gives a student
+`keel-lab` and nothing of the instructor's tools. The notebooks are all the course's: the
+chapters and the optional deeper notebooks beside them (`00_asyncio_primer`, `04a_...`), which
+the chapters link.
 
 A handout is in one language: English is made from notebooks/solutions/, Chinese ("zh") from the
 Chinese solutions notebooks/zh/solutions/ (built by `make notebooks` from the English ones and
@@ -69,10 +70,10 @@ CHECK_ENV = {"en": "", "zh": "KEEL_LAB_LANG=zh "}  # the summary's language, as 
 
 README = {"en": f"""# keel-lab: parallel and streamed tool calls
 
-A hands-on course in eight chapters, each a Jupyter notebook, about what goes wrong when a
-language model asks for several tool calls in one turn, and when those calls arrive as streamed
-fragments; optional deeper notebooks beside the chapters (`02a_...`, `04a_...`, and an asyncio
-primer, `00_...`) go further. Everything runs offline on your machine once it is installed.
+A hands-on course in eight chapters and a capstone, each a Jupyter notebook, about what goes wrong
+when a language model asks for several tool calls in one turn, and when those calls arrive as
+streamed fragments; optional deeper notebooks beside the chapters (`02a_...`, `04a_...`, and an
+asyncio primer, `00_...`) go further. Everything runs offline on your machine once it is installed.
 
 ## Install (once)
 
@@ -111,9 +112,10 @@ kept in `notebooks/.keel-progress.json`.
 The solutions are not in this folder: try each exercise yourself, then ask your instructor.
 """, "zh": f"""# keel-lab：并行与流式工具调用
 
-一门由八章组成的动手课程（每章一个 Jupyter notebook），讲语言模型在一轮中请求多个工具调用、
-而这些调用又以流式片段到达时，会出什么问题；各章旁边的选读 notebook（`02a_...`、`04a_...`，
-以及 asyncio 入门 `00_...`）讲得更深入。安装之后，一切都在你自己的机器上离线运行。
+一门由八章和一个综合项目组成的动手课程（每章一个 Jupyter notebook），讲语言模型在一轮中请求
+多个工具调用、而这些调用又以流式片段到达时，会出什么问题；各章旁边的选读 notebook
+（`02a_...`、`04a_...`，以及 asyncio 入门 `00_...`）讲得更深入。
+安装之后，一切都在你自己的机器上离线运行。
 
 ## 安装（一次即可）
 
@@ -296,7 +298,7 @@ def _write(checkout: Checkout, out: Path, language: str, solutions: list[Path],
     shutil.copy(glossary, notebooks / "glossary.md")
     # conftest: `make check`'s lines and progress (in the language KEEL_LAB_LANG names)
     shutil.copy(checkout.notebooks / "conftest.py", notebooks / "conftest.py")
-    for folder in (checkout.package, checkout.cli, checkout.data):
+    for folder in (checkout.package, checkout.cli, checkout.checks, checkout.data):
         shutil.copytree(folder, out / folder.name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     (out / "pyproject.toml").write_text(learner_pyproject(

@@ -341,8 +341,9 @@ def translated_solution(nb: Notebook, tr: Translate, language: str) -> Notebook:
 
 
 def reuse_outputs(new: Notebook, saved: Notebook, name: str) -> Notebook:
-    """`new` with the outputs `saved` has for the same code: a retranslation that executes
-    nothing. `LabError` when a code cell changed since `saved` was executed."""
+    """`new` with the outputs `saved` has for the same code: a retranslation, or a new learner
+    edition, that executes nothing. `LabError` when a code cell changed since `saved` was
+    executed."""
     old = {c.get("id"): c for c in saved["cells"] if c["cell_type"] == "code"}
     out = copy.deepcopy(new)
     for cell in out["cells"]:
@@ -351,7 +352,7 @@ def reuse_outputs(new: Notebook, saved: Notebook, name: str) -> Notebook:
         was = old.get(cell.get("id"))
         if was is None or source(was) != source(cell):
             raise LabError("code_cell_changed", N_("{name}: code cell {cell} changed since the "
-                                                   "translated edition was executed; build it "
+                                                   "notebook was last executed; build it "
                                                    "without --editions-only"),
                            name=name, cell=cell.get("id"))
         cell["outputs"], cell["execution_count"] = was["outputs"], was["execution_count"]

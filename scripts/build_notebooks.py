@@ -4,8 +4,13 @@ Run: make notebooks   (or .venv/bin/python scripts/build_notebooks.py [--edition
 Outputs are deterministic (seeds, virtual clock, fixed ids, PNGs without metadata), so running
 this twice changes nothing. Widget cells keep only their static snapshot: the live view needs
 a kernel (and a widget state the notebooks do not save).
+The learner edition is executed too, as a learner's Run All leaves it: its checks say NOT YET
+and the notebook runs to the end (a cell that fails stops the build), and a cell that answers a
+prediction shows only the line that asks for it; its check cells and "Your progress" are then
+cleared.
 `--editions-only` executes nothing: it regenerates the learner edition from the solutions as
-saved, for a change to the editions themselves (seconds instead of minutes).
+saved, with the outputs its saved learner edition has for the same code, for a change to the
+editions' text (seconds instead of minutes).
 
 Both languages by default (`--language en` or `--language zh` for one): the Chinese edition,
 notebooks/zh/ (solutions in notebooks/zh/solutions/), is the English solutions with their
@@ -31,6 +36,7 @@ from keel_cli._cells import tags
 from keel_course import translation
 from keel_course.checkout import Checkout
 from keel_course.editions import (
+    PROGRESS_CELLS,
     learner_edition,
     notebook_text,
     problems,
@@ -42,6 +48,7 @@ from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
 
 os.environ["KEEL_PROGRESS"] = "off"  # the solutions' checks leave no progress file beside them
+os.environ.pop("KEEL_CHECKS", None)  # a learner's Jupyter: a check that does not pass runs on
 CHECKOUT = Checkout.at(Path(__file__).resolve().parent.parent)
 
 
@@ -77,22 +84,44 @@ def write(nb: dict[str, Any], path: Path) -> None:
     path.write_text(notebook_text(nb), encoding="utf-8")
 
 
+def saved(path: Path) -> dict[str, Any]:
+    """A notebook an earlier build executed: what `--editions-only` takes its outputs from."""
+    if not path.is_file():
+        raise LabError("edition_not_executed", N_("{target} does not exist yet: build it "
+                                                  "without --editions-only"), target=path)
+    return read_notebook(path)
+
+
+def write_learner(edition: dict[str, Any], path: Path, editions_only: bool) -> None:
+    """The learner edition at `path`, executed as Run All leaves it, check cells cleared; with
+    `editions_only`, the outputs the saved one has for the same code."""
+    if editions_only:  # as an executed one is written: nbformat's own layout of each cell
+        edition = json.loads(nbformat.writes(nbformat.from_dict(
+            translation.reuse_outputs(edition, saved(path), path.name))))
+    else:
+        write(edition, path)
+        edition = execute(path)
+        added = {cell["id"] for cell in PROGRESS_CELLS}  # its table: this machine's, not saved
+        for cell in edition["cells"]:
+            if cell["cell_type"] == "code" and ("check" in tags(cell) or cell["id"] in added):
+                cell["outputs"], cell["execution_count"] = [], None
+    write(edition, path)
+
+
 def translated(nb: dict[str, Any], path: Path, language: str, editions_only: bool) -> None:
     """Chapter `path` in `language` from its English solution `nb`: solution and learner edition."""
     folder = translation.edition(CHECKOUT, language)
     target = folder / "solutions" / path.name
     chapter = translation.chapter(nb, path.stem, language, CHECKOUT.locale)
     if editions_only:
-        if not target.is_file():
-            raise LabError("edition_not_executed", N_("{target} does not exist yet: build it "
-                                                      "without --editions-only"), target=target)
-        chapter = translation.reuse_outputs(chapter, read_notebook(target), target.name)
+        chapter = translation.reuse_outputs(chapter, saved(target), target.name)
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
         write(chapter, target)
         chapter = execute(target)
     write(chapter, target)
-    write(translation.learner(chapter, language, CHECKOUT.locale), folder / path.name)
+    write_learner(translation.learner(chapter, language, CHECKOUT.locale), folder / path.name,
+                  editions_only)
 
 
 def glossary(language: str) -> None:
@@ -127,12 +156,13 @@ def main(argv: list[str]) -> int:
             print(f"{path.name}: " + "; ".join(bad), file=sys.stderr)
             return 1
         start = time.perf_counter()
-        if "en" in args.language:
-            if not args.editions_only:
-                nb = execute(path)
-                write(nb, path)
-            write(learner_edition(nb), CHECKOUT.notebooks / path.name)
         try:
+            if "en" in args.language:
+                if not args.editions_only:
+                    nb = execute(path)
+                    write(nb, path)
+                write_learner(learner_edition(nb), CHECKOUT.notebooks / path.name,
+                              args.editions_only)
             for code in others:
                 translated(nb, path, code, args.editions_only)
         except LabError as exc:

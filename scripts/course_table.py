@@ -1,12 +1,14 @@
 """The README's course table, computed from the solution notebooks: each notebook's prose words,
 the cells the learner writes, its exercises, and an estimate of the minutes it takes.
 
-The core path is the chapters `NN_name.ipynb` (01-08); the deeper notebooks beside them,
-`NNa_name.ipynb` (and the primer `00_name.ipynb`), are optional and counted apart.
+The core path is the chapters `NN_name.ipynb` (01-08), then the capstone (09), where the learner
+writes the whole loop; the deeper notebooks beside them, `NNa_name.ipynb` (and the primer
+`00_name.ipynb`), are optional. Each part is counted apart.
 Words: the markdown cells' words, code spans and fenced code counted as one word each, link
 targets left out. Learner cells: cells tagged `exercise`, `prediction`, `try` or `observe`.
 Minutes (an estimate, stated as one): reading at 150 words a minute, one minute per code cell
-run and read, three per prediction, try or observe cell, twelve per exercise.
+run and read, three per prediction, try or observe cell, twelve per exercise - and 75 for the
+capstone's one exercise, the whole loop (the chapter's own estimate, until a learner's is measured).
 
 Run: .venv/bin/python scripts/course_table.py [NOTEBOOKS_DIR]   (default notebooks/solutions)
 """
@@ -22,7 +24,8 @@ from pathlib import Path
 from keel_course.editions import CHAPTER
 
 LEARNER = {"exercise", "prediction", "try", "observe"}
-WPM, PER_CODE_CELL, PER_SMALL_CELL, PER_EXERCISE = 150, 1, 3, 12
+WPM, PER_CODE_CELL, PER_SMALL_CELL, PER_EXERCISE, PER_CAPSTONE = 150, 1, 3, 12, 75
+CAPSTONE = "09_capstone"
 
 
 @dataclass(frozen=True)
@@ -34,14 +37,22 @@ class Chapter:
     exercises: int
 
     @property
+    def capstone(self) -> bool:
+        return self.name == CAPSTONE
+
+    @property
     def core(self) -> bool:
-        return bool(CHAPTER.match(self.name))
+        return bool(CHAPTER.match(self.name)) and not self.capstone
+
+    @property
+    def path(self) -> str:
+        return "capstone" if self.capstone else "core" if self.core else "deeper"
 
     @property
     def minutes(self) -> int:
         return round(self.words / WPM + self.code_cells * PER_CODE_CELL
                      + (self.learner_cells - self.exercises) * PER_SMALL_CELL
-                     + self.exercises * PER_EXERCISE)
+                     + self.exercises * (PER_CAPSTONE if self.capstone else PER_EXERCISE))
 
 
 def prose_words(markdown: str) -> int:
@@ -72,10 +83,11 @@ def chapters(folder: Path) -> list[Chapter]:
 def table(notebooks: list[Chapter]) -> str:
     rows = ["| notebook | path | words | learner cells | exercises | minutes (estimate) |",
             "|---|---|---:|---:|---:|---:|"]
-    rows += [f"| {c.name} | {'core' if c.core else 'deeper'} | {c.words:,} | {c.learner_cells} "
+    rows += [f"| {c.name} | {c.path} | {c.words:,} | {c.learner_cells} "
              f"| {c.exercises} | {c.minutes} |" for c in notebooks]
     for label, part in (("core path", [c for c in notebooks if c.core]),
-                        ("deeper notebooks", [c for c in notebooks if not c.core])):
+                        ("capstone", [c for c in notebooks if c.capstone]),
+                        ("deeper notebooks", [c for c in notebooks if c.path == "deeper"])):
         rows.append(f"| {label} | | {sum(c.words for c in part):,} | "
                     f"{sum(c.learner_cells for c in part)} | "
                     f"{sum(c.exercises for c in part)} | {sum(c.minutes for c in part)} |")

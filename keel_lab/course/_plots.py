@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from keel_lab._i18n import N_, _
+from keel_lab.course._experiments.mine import YOURS
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._fonts import register_cjk_font
 from keel_lab.course._sampling import binomial_range
@@ -24,7 +25,8 @@ from keel_lab.course._sampling import binomial_range
 # on them.
 COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
           "position_with_skip": "#e78ac3", "position_over_gather_filtered": "#e78ac3",
-          "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62"}
+          "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62",
+          "yours": "#ffd92f"}  # the learner's own function (`pairing(mine=...)`), hatched too
 
 register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
@@ -40,6 +42,12 @@ def _mode(mode: str) -> str:
     if limited and limited[1] in MODES:
         return _(MODES[limited[1]]).format(limit=limited[2])
     return _(mode)
+
+
+def _mark_yours(artist: Any) -> None:
+    """The learner's bar or span, hatched and outlined: told apart in grayscale too."""
+    artist.set_hatch("//")
+    artist.set_edgecolor("black")
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
@@ -58,10 +66,14 @@ def _theory(ax: Any, p: float, trials: int, label: str) -> None:
 def pairing_bars(report: Report) -> Figure:
     """Trials in which some call lacked its own result (another call's, or none), per strategy,
     beside the theory line and the range sampling noise allows around it."""
-    fig, ax = _figure()
     names = list(report.data["strategies"])
+    fig, ax = _figure(8.5) if "yours" in names else _figure()  # room for a fifth name
     values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
-    bars = ax.bar(names, values, color=[COLORS.get(n, "grey") for n in names])
+    bars = ax.bar([_(YOURS) if n == "yours" else n for n in names], values,
+                  color=[COLORS.get(n, "grey") for n in names])
+    for bar, name in zip(bars, names, strict=True):
+        if name == "yours":
+            _mark_yours(bar)
     ax.bar_label(bars)
     trials, p = report.params["trials"], report.data["theory"]
     _theory(ax, p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
@@ -185,8 +197,10 @@ def timeline_gantt(report: Report) -> Figure:
     for ax, mode in zip(axes, modes, strict=True):
         mine = [s for s in spans if s["mode"] == mode]
         for y, s in enumerate(mine):
-            ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
-                    color=palette[s["batch"] % len(palette)], edgecolor="black")
+            bar = ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
+                          color=palette[s["batch"] % len(palette)], edgecolor="black")
+            if mode == _(YOURS):
+                _mark_yours(bar.patches[0])
         ax.set_yticks(range(len(mine)), [f"{s['call']} {s['name']}" for s in mine], fontsize=8)
         ax.invert_yaxis()
         wall = report.data["wall_s"][mode] * 1000

@@ -212,8 +212,8 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
         assert f"{EXERCISE}: PASSED" in "".join(o.get("text", "") for o in checks["ada"])
         for name, shown in (("grace", "NOT YET"), ("alan", "not implemented yet")):
             assert shown in "".join(o.get("text", "") for o in checks[name])
-            assert [o["ename"] for o in checks[name] if o["output_type"] == "error"] == [
-                "ExerciseNotPassed"]
+            # in a student's own kernel a check that does not pass runs on (Run All ends)
+            assert not [o for o in checks[name] if o["output_type"] == "error"]
 
         folder = collect(room.homes, class_dir / "collected", CHAPTER.removesuffix(".ipynb"))
         for name, answer in ANSWERS.items():  # what each student saved, not the handout

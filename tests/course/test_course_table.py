@@ -41,6 +41,11 @@ def test_the_core_path_is_about_five_hours_with_thirty_learner_cells():
     assert sum(c.learner_cells for c in CORE) >= 30
 
 
+def test_the_capstone_is_one_chapter_of_about_ninety_minutes():
+    [capstone] = [c for c in NOTEBOOKS if c.capstone]
+    assert capstone.words <= 1600 and capstone.exercises == 1 and 80 <= capstone.minutes <= 100
+
+
 def test_words_leave_out_code_and_link_targets():
     assert course_table.prose_words("Read [the glossary](glossary.md#delta) and `StreamAssembler`"
                                     "\n```python\nx = 1\n```") == 6

@@ -5,7 +5,6 @@ anything)."""
 from __future__ import annotations
 
 import importlib.util
-import json
 import shutil
 from pathlib import Path
 
@@ -60,11 +59,11 @@ def test_the_progress_cell_shows_the_progress_and_is_not_compared():
 
 
 def test_solution_paths_in_course_order_and_by_name():
-    """The asyncio primer (00) first, then the chapters 01 to 08, each deeper notebook (04a,
-    ...) after its chapter."""
+    """The asyncio primer (00) first, then the chapters 01 to 08 and the capstone, 09, each
+    deeper notebook (04a, ...) after its chapter."""
     stems = [p.stem for p in solution_paths(CHECKOUT)]
     assert stems == sorted(stems) and stems[0] == "00_asyncio_primer"
-    assert [s[:2] for s in stems if s[2] == "_"] == [f"0{n}" for n in range(9)]
+    assert [s[:2] for s in stems if s[2] == "_"] == [f"0{n}" for n in range(10)]
     assert stems.index("04a_where_calls_close") == stems.index("04_streaming") + 1
     assert [p.stem for p in solution_paths(CHECKOUT, ["05", "history"])] == [
         "01_history", "05_partial_success"]
@@ -113,19 +112,31 @@ def test_notebook_text_is_how_the_course_saves_notebooks():
 
 def test_editions_only_writes_the_learner_edition_without_executing(tmp_path, monkeypatch,
                                                                      capsys):
+    """It takes the outputs its saved learner edition has for the same code."""
     names = ("05_partial_success.ipynb", "08_production.ipynb")
     (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
     for name in names:
         shutil.copy(CHECKOUT.solutions / name, tmp_path / "notebooks" / "solutions")
+        shutil.copy(CHECKOUT.notebooks / name, tmp_path / "notebooks")
     script = _script()
     monkeypatch.setattr(script, "CHECKOUT", Checkout.at(tmp_path))
     monkeypatch.setattr(script, "execute", lambda path: pytest.fail("executed " + path.name))
     assert script.main(["--editions-only", "--language", "en"]) == 0
     assert sorted(p.name for p in (tmp_path / "notebooks").iterdir()) == [*names, "solutions"]
     for name in names:
-        expected = learner_edition(read_notebook(CHECKOUT.solutions / name))
-        assert json.loads((tmp_path / "notebooks" / name).read_text()) == expected
+        assert read_notebook(tmp_path / "notebooks" / name) == read_notebook(
+            CHECKOUT.notebooks / name)
     assert "learner edition written" in capsys.readouterr().out
+
+
+def test_editions_only_needs_a_learner_edition_executed_before(tmp_path, monkeypatch, capsys):
+    (tmp_path / "notebooks" / "solutions").mkdir(parents=True)
+    shutil.copy(CHECKOUT.solutions / "08_production.ipynb", tmp_path / "notebooks" / "solutions")
+    script = _script()
+    monkeypatch.setattr(script, "CHECKOUT", Checkout.at(tmp_path))
+    assert script.main(["--editions-only", "--language", "en"]) == 2
+    assert "08_production.ipynb does not exist yet: build it without --editions-only" in (
+        capsys.readouterr().err)
 
 
 def test_build_notebooks_names_an_unknown_chapter(capsys):

@@ -150,10 +150,10 @@ def test_contents_learner_edition_package_requirements_readme(built):
     folder, _ = built
     files = json.loads((folder / MANIFEST).read_text())["files"]
     assert {f.split("/")[0] for f in files} == {
-        "README.md", "data", "keel_cli", "keel_lab", "notebooks", "pyproject.toml",
+        "README.md", "data", "keel_checks", "keel_cli", "keel_lab", "notebooks", "pyproject.toml",
         "requirements.txt"}
     assert not [f for f in files if "solutions" in f or f.startswith("docs/") or ".pyc" in f]
-    assert "data/incidents.json" in files and "keel_lab/course/_progress.py" in files
+    assert "data/incidents.json" in files and "keel_checks/progress.py" in files
     for path in SOLUTIONS:
         learner = read_notebook(folder / "notebooks" / path.name)
         assert learner == learner_edition(read_notebook(path))
@@ -312,7 +312,7 @@ def test_the_handout_names_nothing_of_keel_course(built):
     assert set(project["project"]["optional-dependencies"]) == {"record"}
     assert project["tool"]["setuptools"]["packages"] == [
         p for p in repository["tool"]["setuptools"]["packages"]
-        if p.startswith(("keel_lab", "keel_cli"))]
+        if p.startswith(("keel_lab", "keel_checks", "keel_cli"))]
     assert project["project"]["dependencies"] == repository["project"]["dependencies"]
 
 
@@ -325,7 +325,7 @@ def test_the_handout_installs_offline_keel_lab_alone_with_its_data(built, tmp_pa
                     "--no-build-isolation", "--disable-pip-version-check", "-q", "--target",
                     str(site), "."], cwd=src, check=True, timeout=120)
     assert sorted(p.name for p in site.iterdir() if not p.name.endswith(".dist-info")) == [
-        "bin", "keel_cli", "keel_lab"]
+        "bin", "keel_checks", "keel_cli", "keel_lab"]
     [info] = site.glob("keel_lab-*.dist-info")
     assert "keel_course" not in (info / "RECORD").read_text()
     assert (info / "entry_points.txt").read_text().split() == [
@@ -464,7 +464,8 @@ def test_handout_dot_in_an_empty_folder_and_again(tmp_path, monkeypatch, capsys)
         assert capsys.readouterr().out.splitlines() == ["handout: .", f"zip: {here}.zip"]
     assert json.loads((here / MANIFEST).read_text())["language"] == "en"
     assert sorted(p.name for p in here.iterdir()) == [
-        "README.md", "data", MANIFEST, "keel_cli", "keel_lab", "notebooks", "pyproject.toml",
+        "README.md", "data", MANIFEST, "keel_checks", "keel_cli", "keel_lab", "notebooks",
+        "pyproject.toml",
         "requirements.txt"]
     assert zipfile.ZipFile(tmp_path / "class.zip").namelist()[0].startswith("class/")
 

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from keel_checks import VERIFIERS
 from keel_course import guide
 from keel_course.checkout import Checkout
 from keel_course.cli import main
 from keel_course.editions import exercises
-from keel_lab.course._checks import VERIFIERS
 
 pytestmark = pytest.mark.lab_wide
 

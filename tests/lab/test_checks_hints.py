@@ -11,6 +11,7 @@ import pytest
 from test_checks import answer_all_loop, batches_loop, executable
 from test_checks_accumulate import with_a_dict
 from test_checks_calls_to_resume import by_call_id
+from test_checks_capstone import with_gather as loop_with_gather
 from test_checks_collect_batch import with_gather
 from test_checks_count_in_order import lesson_style
 from test_checks_pair_results import pair_by_table
@@ -18,9 +19,9 @@ from test_checks_providers import answer_responses
 from test_checks_read_turn import with_wait_for
 from test_checks_status_history import with_a_loop
 
+from keel_checks import VERIFIERS, check
+from keel_checks.verdict import NOT_TRIED, ExerciseNotPassed, Verdict
 from keel_lab import ToolMessage
-from keel_lab.course._checks import VERIFIERS, check
-from keel_lab.course._checks.verdict import NOT_TRIED, ExerciseNotPassed, Verdict
 
 pytestmark = pytest.mark.lab_wide
 
@@ -98,6 +99,12 @@ def responses_after_reasoning(output, run):
         return answer_responses(output, run)
 
 
+async def loop_unless_cancelled(model, tools, question):
+    messages, status = await loop_with_gather(model, tools, question)
+    if status != "cancelled":
+        return messages, status
+
+
 ONE_BRANCH = {
     "answer_all": (answer_all_gives_up_on_a_failure,
                    'a business error and a crash beside a success [lookup_incident '
@@ -122,6 +129,7 @@ ONE_BRANCH = {
                    "text deltas before, between and after the calls: " + NONE),
     "read_turn": (read_until_a_stall, "a stall before any event: stopped after 2 s of "
                                       "silence, nothing to run: " + NONE),
+    "agent_loop": (loop_unless_cancelled, "a note, cancelled after its last fragment: " + NONE),
 }
 
 
@@ -131,12 +139,15 @@ def reference(name):
                   "is_executable": executable, "status_history": with_a_loop,
                   "collect_batch": with_gather, "answer_responses": answer_responses,
                   "calls_to_resume": by_call_id, "accumulate": with_a_dict,
-                  "read_turn": with_wait_for}[name],
+                  "read_turn": with_wait_for, "agent_loop": loop_with_gather}[name],
                  name)
 
 
+ASYNC = ("collect_batch", "read_turn", "agent_loop")  # the exercises the lab awaits
+
+
 def always_none(name):
-    if name in ("collect_batch", "read_turn"):
+    if name in ASYNC:
         async def answer(*args):
             await asyncio.sleep(0)
     else:
@@ -155,7 +166,7 @@ def wrong(name):
     """A plausible wrong answer: right on the first input, then a wrong kind of value."""
     right = reference(name)
     calls = itertools.count()
-    if name in ("collect_batch", "read_turn"):
+    if name in ASYNC:
         async def answer(*args):
             got = await right(*args)
             return got if next(calls) < 1 else got[:-1]
@@ -229,7 +240,7 @@ def test_not_tried_checks_count_as_not_passed():
     assert v.hints == ["second: wrong"]
 
 
-def test_check_prints_the_not_tried_checks_and_raises_only_the_hints(capsys):
+def test_check_prints_the_not_tried_checks_and_raises_only_the_hints(capsys, raising):
     with pytest.raises(ExerciseNotPassed) as failure:
         check(named(count_skips_one_call, "count_in_order"))
     out = capsys.readouterr().out.splitlines()

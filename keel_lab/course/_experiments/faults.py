@@ -12,12 +12,11 @@ with it.
 from __future__ import annotations
 
 import asyncio
-import inspect
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from keel_lab._core.executor import Executor, RunCall
+from keel_lab._core.executor import Collect, Executor, RunCall
 from keel_lab._core.history import validate_history
 from keel_lab._core.messages import Message, ToolMessage
 from keel_lab._core.model import Turn
@@ -27,6 +26,7 @@ from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.streaming import CallState, StreamEvent, cancel_after, snapshots
 from keel_lab._core.tools import ToolOutcome, Toolset
 from keel_lab._i18n import N_, _
+from keel_lab.course._experiments.mine import Mine
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._offline_model import OfflineAdapter
 from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, slow_first
@@ -169,12 +169,12 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
                  "wrote {wrote}), then run this cell again.").format(letters=letters,
                                                                      wrote=repr(prediction))
     fault = FAULTS[number - 1]
-    unwritten: list[bool] = []
+    learner = Mine(hook)
     try:
-        correct, faulty = fault.runs(_noting_stubs(hook, unwritten), seed)
-    except NotImplementedError:
-        unwritten.append(True)
-    if unwritten:  # the runner may have turned the stub's exception into a failed run
+        correct, faulty = fault.runs(learner.watched(), seed)
+    except NotImplementedError as exc:
+        learner.error = exc
+    if learner.unwritten:  # the runner may have turned the stub's exception into a failed run
         return _("Write the fault first: replace the `raise NotImplementedError` in {name} "
                  "above, then run this cell again.").format(
                      name=getattr(hook, "__name__", _("the function")))
@@ -191,37 +191,33 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
     ])
 
 
-def _noting_stubs(hook: Any, unwritten: list[bool]) -> Any:
-    """`hook`, noting in `unwritten` when it is still the learner edition's stub."""
-    if inspect.iscoroutinefunction(hook):
-        async def noting_async(*args: Any) -> Any:
-            try:
-                return await hook(*args)
-            except NotImplementedError:
-                unwritten.append(True)
-                raise
-        return noting_async
-
-    def noting(*args: Any) -> Any:
-        try:
-            return hook(*args)
-        except NotImplementedError:
-            unwritten.append(True)
-            raise
-    return noting
-
-
-def faults(seed: int = 0) -> Report:
-    """Each of the lab's faults beside the correct code, on the same question and delays."""
+def faults(seed: int = 0, mine: Collect | None = None) -> Report:
+    """Each of the lab's faults beside the correct code, on the same question and delays.
+    `mine`, a learner's `collect_batch`, collects every batch of the correct code's run in
+    its place: what that run shows is the column "yours"."""
+    learner = Mine(mine) if mine is not None else None
+    theirs = learner.run(lambda fn: [fault.shows(_collected_by(fn, fault, seed))
+                                     for fault in FAULTS]) if learner else None
     rows = []
-    for fault, hook in zip(FAULTS, LAB_FAULTS, strict=True):
+    shown: list[str | None] = list(theirs) if theirs else [None] * len(FAULTS)
+    for fault, hook, yours in zip(FAULTS, LAB_FAULTS, shown, strict=True):
         correct, faulty = fault.runs(hook, seed)
         seen = symptom(correct, faulty)
         rows.append({"fault": _(fault.title),
                      "symptom": _("{letter}: {symptom}").format(letter=seen,
                                                                 symptom=_(SYMPTOMS[seen])),
                      "correct": fault.shows(correct), "faulty": fault.shows(faulty),
-                     "differs": seen != "F"})
-    return Report("faults", {"seed": seed}, {}, rows,
-                  [_("{n} of {total} faults changed the observed result").format(
-                      n=sum(1 for r in rows if r["differs"]), total=len(rows))])
+                     **({} if yours is None else {"yours": yours}), "differs": seen != "F"})
+    findings = [_("{n} of {total} faults changed the observed result").format(
+        n=sum(1 for r in rows if r["differs"]), total=len(rows))]
+    if learner is not None and learner.line:
+        findings.append(learner.line)
+    return Report("faults", {"seed": seed}, {}, rows, findings)
+
+
+def _collected_by(collect: Collect, fault: Fault, seed: int) -> RunResult:
+    """The fault's correct run, its batches collected by `collect` instead of the lab's."""
+    runner = fault.runner(None, seed)
+    lab = runner.executor
+    runner.executor = Executor(lab.limit, lab.latency, collect=collect)
+    return runner.run(_(fault.question))

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import math
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
 from typing import Any
 
 from keel_lab._core.clock import now, run_coroutine
 from keel_lab._core.pairing import (
     STRATEGIES,
+    Execute,
+    Pairs,
+    Result,
     Strategy,
     StrategyName,
     by_call_id,
@@ -18,9 +21,11 @@ from keel_lab._core.pairing import (
     position_over_gather,
     position_over_gather_filtered,
 )
+from keel_lab._core.protocol import ToolCall
 from keel_lab._i18n import _
+from keel_lab.course._experiments.mine import YOURS, Mine
 from keel_lab.course._experiments.report import Progress, Report
-from keel_lab.course._experiments.trials import ToolFailure, TrialSpec, run_trials
+from keel_lab.course._experiments.trials import Tally, ToolFailure, TrialSpec, run_trials
 
 
 def theory(calls: int) -> float:
@@ -29,26 +34,50 @@ def theory(calls: int) -> float:
 
 
 def pairing(trials: int = 1000, calls: int = 3, seed: int = 0, low: float = 0.010,
-            spread: float = 0.490, progress: Progress | None = None) -> Report:
-    """Every strategy on the same randomised turns; the skip strategy also gets one denied call."""
+            spread: float = 0.490, progress: Progress | None = None,
+            mine: PairResults | None = None) -> Report:
+    """Every strategy on the same randomised turns; the skip strategy also gets one denied call.
+    `mine`, a learner's `pair_results`, pairs the results of the same turns as they finish,
+    under the key "yours" (its row labelled so)."""
     skip: frozenset[StrategyName] = frozenset({"position_with_skip"})
-    tallies = run_trials(STRATEGIES, trials, TrialSpec(calls, low, spread), seed,
-                         deny_for=skip, progress=progress)
-    strategies = {name: {"trials_with_mismatch": t.trials_with_mismatch,
-                         "mismatched_pairs": t.mismatched_pairs} for name, t in tallies.items()}
-    rows = [{"strategy": name, "trials_with_mismatch": t.trials_with_mismatch,
-             "mismatch_rate": t.rate(trials), "mismatched_pairs": t.mismatched_pairs}
-            for name, t in tallies.items()]
-    worst = max(tallies, key=lambda n: tallies[n].trials_with_mismatch)
+    spec = TrialSpec(calls, low, spread)
+    lab = run_trials(STRATEGIES, trials, spec, seed, deny_for=skip, progress=progress)
+    worst = max(lab, key=lambda n: lab[n].trials_with_mismatch)
     findings = [
         _("theory for position over completion order: 1 - 1/{calls}! = {theory}").format(
             calls=calls, theory=f"{theory(calls):.3f}"),
         _("most mismatches: {worst}; by_call_id mismatches: {mismatches}").format(
-            worst=worst, mismatches=tallies["by_call_id"].trials_with_mismatch),
+            worst=worst, mismatches=lab["by_call_id"].trials_with_mismatch),
     ]
+    tallies: dict[str, Tally] = {name: t for name, t in lab.items()}
+    learner = Mine(mine) if mine is not None else None
+    if learner is not None:
+        tallies |= learner.run(lambda fn: run_trials({"yours": _pairing_with(fn)}, trials,
+                                                     spec, seed)) or {}
+        findings += [learner.line] if learner.line else []
+    strategies = {name: {"trials_with_mismatch": t.trials_with_mismatch,
+                         "mismatched_pairs": t.mismatched_pairs} for name, t in tallies.items()}
+    rows = [{"strategy": _(YOURS) if name == "yours" else name,
+             "trials_with_mismatch": t.trials_with_mismatch,
+             "mismatch_rate": t.rate(trials), "mismatched_pairs": t.mismatched_pairs}
+            for name, t in tallies.items()]
     return Report("pairing", {"trials": trials, "calls": calls, "seed": seed,
                               "delay_ms": [round(low * 1000), round((low + spread) * 1000)]},
                   {"strategies": strategies, "theory": theory(calls)}, rows, findings)
+
+
+PairResults = Callable[[list[ToolCall], list[Result]], Iterable[Sequence[Any]]]
+
+
+def _pairing_with(pair_results: PairResults) -> Strategy:
+    """A strategy from a learner's `pair_results`: every call run at once, the results taken
+    as they finish, and paired by the learner's function."""
+    async def strategy(calls: Sequence[ToolCall], execute: Execute,
+                       denied: frozenset[str] = frozenset()) -> Pairs:
+        results = [await f for f in asyncio.as_completed(
+            [execute(c) for c in calls if c.id not in denied])]
+        return [(call, result) for call, result in pair_results(list(calls), results)]
+    return strategy
 
 
 # The two strategies the sweeps compare: position over completion order, and by call id.

@@ -3,31 +3,42 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from keel_lab._core.events import Event
 from keel_lab._core.partial_success import Code, Status, is_business_error, run_status
 from keel_lab._core.runner import Runner
 from keel_lab._core.tools import ToolError, Toolset
 from keel_lab._i18n import _
+from keel_lab.course._experiments.mine import Mine
 from keel_lab.course._experiments.report import Progress, Report
 from keel_lab.course._incident_tools import incident_tools, lookup_incident
 from keel_lab.course._offline_model import OfflineAdapter
 from keel_lab.course._scenarios import SCENARIOS
 
+StatusHistory = Callable[[list[Event]], Sequence[str]]
 
-def partial_success(seed: int = 0) -> Report:
-    """Run each scenario with the offline model and report what the user would see."""
+
+def partial_success(seed: int = 0, mine: StatusHistory | None = None) -> Report:
+    """Run each scenario with the offline model and report what the user would see. `mine`, a
+    learner's `status_history`, reads each run's events: its statuses in the column "yours"."""
+    runs = [(scenario, Runner(OfflineAdapter(seed), seed=seed).run(_(question)))
+            for scenario, question in SCENARIOS.items()]
+    findings = [_("a business error completes (marked partial); approval pauses; "
+                  "a broken tool fails the run")]
+    learner = Mine(mine) if mine is not None else None
+    theirs = learner.run(lambda fn: [{"yours": ", ".join(map(str, fn(list(r.events))))}
+                                     for _scenario, r in runs]) if learner else None
     rows = []
-    for scenario, question in SCENARIOS.items():
-        r = Runner(OfflineAdapter(seed), seed=seed).run(_(question))
+    for (scenario, r), yours in zip(runs, theirs or [{}] * len(runs), strict=True):
         codes = [e.code for e in r.events if e.code]
-        rows.append({"scenario": _(scenario), "status": r.status, "partial": r.partial,
+        rows.append({"scenario": _(scenario), "status": r.status, "partial": r.partial, **yours,
                      "codes": ",".join(codes), "shown": r.answer or r.error})
-    return Report("partial", {"seed": seed}, {}, rows,
-                  [_("a business error completes (marked partial); approval pauses; "
-                     "a broken tool fails the run")])
+    if learner is not None and learner.line:
+        findings.append(learner.line)
+    return Report("partial", {"seed": seed}, {}, rows, findings)
 
 
 def _drawn(u: float, failure_rate: float, internal_share: float) -> str | None:
