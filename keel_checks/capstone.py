@@ -4,7 +4,8 @@ The exercise is `async def agent_loop(model, tools, question)`, returning `(mess
 
 - `model(messages)`: the next model turn for the history so far, an async iterator of the lab's
   stream events (`ToolCallDelta`, `TextDelta`, `Finish`; a real provider's stream adds `Notice`
-  and `ProviderCall`, which hold no call to run). A user's cancel raises `StreamCancelled` from it.
+  and `ProviderCall`, which hold no call to run). A user's cancel raises `StreamCancelled` from it;
+  a stream may also end without its `Finish`, or break with another error (a dropped connection).
 - `tools`: a `Toolset`; `await invoke(tools.get(request.name), request)` runs one call and returns
   its one `ToolOutcome`, a failure's too.
 - `messages`: `UserMessage(question)`, then each turn's `AssistantMessage` (its text and calls) and
@@ -14,7 +15,9 @@ The exercise is `async def agent_loop(model, tools, question)`, returning `(mess
 Every case runs the learner's loop and the lab's `Runner` on the same model, tools and random
 tool delays (virtual clock); the Runner's run is the expected one, so the lab's rules decide,
 never a typed table. The check watches what the loop cannot hide: each tool execution with its
-start and end, and each model call (was a call still running, or unanswered?). Real recordings,
+start and end, and each model call (was a call still running, or unanswered? was the last
+stream read to its finish?); a tool or model call made from the lab's own `Runner` or `Executor`
+code, or with `asyncio.sleep` replaced, is delegation, however it was reached. Real recordings,
 one per format that has one, are served by the replay server and fetched through the client
 `keel-lab record` uses (the official SDK; httpx for Gemini); the next turn's history must pass
 that provider's rules. `provider_model` is the same model on a live provider, for the notebook.
@@ -25,14 +28,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import json
 import random
+import sys
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from keel_checks.delegation import watched
+from keel_checks.delegation import _hint, watched
 from keel_checks.partial_success import (
     BAD_ARGS,
     BAD_OUTPUT,
@@ -45,6 +50,7 @@ from keel_checks.partial_success import (
     shown,
 )
 from keel_checks.verdict import (
+    Delegated,
     Verdict,
     awaitable,
     describe,
@@ -53,11 +59,12 @@ from keel_checks.verdict import (
     in_a_loop,
     labelled,
     misuse_marked,
+    raised_by,
     returned_none,
     seeded,
 )
 from keel_cli._record import plan, turn_events
-from keel_lab._core.clock import now, run_coroutine
+from keel_lab._core.clock import VirtualClockLoop, now, run_coroutine
 from keel_lab._core.errors import LabError
 from keel_lab._core.executor import Executor, gather_by_call_id
 from keel_lab._core.history import validate_history
@@ -76,7 +83,14 @@ from keel_lab._core.partial_success import (
     run_status,
 )
 from keel_lab._core.runner import Runner
-from keel_lab._core.streaming import Finish, StreamEvent, TextDelta, ToolCallDelta, cancel_after
+from keel_lab._core.streaming import (
+    Finish,
+    ProviderCall,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    cancel_after,
+)
 from keel_lab._core.tools import Tool, Toolset
 from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course import _data as data
@@ -98,6 +112,9 @@ Call = tuple[str, dict[str, Any] | str]  # a tool's name and arguments (text: as
 NOT_JSON: Call = ("lookup_incident", '{"incident_id": "INC-002"')
 LAB = (Runner, Executor, gather_by_call_id, run_status, is_business_error, failure_cause)
 SWEEP = 20  # seeds of random delays
+# The lab's own loop and executor: a tool or model call they make during the learner's run is
+# delegation, however they were reached (a built name, a subclass).
+LOOPS = {inspect.getfile(Executor): Executor, inspect.getfile(Runner): Runner}
 # One real recording per format that has one (data/recordings), and chat's answer turn.
 RECORDINGS: dict[StreamFormat, str] = {"openai-chat": "openai/chat_one_call.sse",
                                        "openai-responses": "openai/responses_one_call.sse",
@@ -121,7 +138,8 @@ class Case:
     question: str = ""  # N_; asked of the offline model, unless `script` or `replay`
     incidents: int = 0  # else: which of INC-001... is the most severe (`compare_question`)
     script: tuple[tuple[Call, ...], ...] = ()  # turns of calls, then a text answer
-    cancel: int | None = None  # turn 0 cancelled after this many events (-1: all but its finish)
+    cancel: int | None = None  # turn 0 ends after this many events (-1: all but its finish),
+    end: str = "cancel"  # how: "cancel" (StreamCancelled), "cut" (no finish), "raise" (an error)
     faulty: bool = False  # chapter 5's tools, broken ones included
     replay: StreamFormat | None = None
     n: int = 0  # its number in its label
@@ -142,6 +160,10 @@ class Ran:
     refused: str = ""  # the provider's rule the history broke, said
     running: int = 0
     streaming: bool = False  # a turn's stream is being read, its finish not yet sent
+    unread: int | None = None  # a turn whose stream the loop stopped reading before its finish
+    provided: list[str] = field(default_factory=list)  # the streams' ProviderCalls, id or name
+    watch: bool = False  # the learner's run: the lab's loop may not run it, nor its clock change
+    delegated: str = ""  # how it was not the learner's loop, said
 
 
 class _Scripted:
@@ -155,8 +177,9 @@ class _Scripted:
         if turn.step >= len(self.turns):
             yield from (TextDelta("Done"), TextDelta("."), Finish("stop"))
             return
-        calls = [(turn.call_id(i), name, args if isinstance(args, str) else json.dumps(args))
-                 for i, (name, args) in enumerate(self.turns[turn.step])]
+        last = len(self.turns[turn.step]) - 1  # ids count down: sorted, not in request order
+        calls = [(turn.call_id(last - i), name, a if isinstance(a, str) else json.dumps(a))
+                 for i, (name, a) in enumerate(self.turns[turn.step])]
         parts = [[ToolCallDelta(i, id=c, name=n), ToolCallDelta(i, arguments_delta=a[:5]),
                   ToolCallDelta(i, arguments_delta=a[5:])] for i, (c, n, a) in enumerate(calls)]
         rng = random.Random(self.seed)
@@ -196,6 +219,7 @@ def _tools(case: Case, ran: Ran) -> Toolset:
     def timed(tool: Tool) -> Tool:
         async def function(**arguments: Any) -> Any:
             said = json.dumps(arguments, sort_keys=True)
+            _watch(ran)
             start, ran.running = now(), ran.running + 1
             ran.started.append((tool.name, said))
             if ran.streaming and not ran.early:
@@ -236,8 +260,63 @@ def _model(case: Case, ran: Ran) -> Iterator[Model]:
                    ) -> Iterator[StreamEvent]:
             events = list(source.stream(messages, tools, turn))
             cut = case.cancel % len(events) if case.cancel is not None else 0
-            return iter(events) if turn.step else cancel_after(events, cut)
+            return iter(events) if turn.step else ENDS[case.end](events, cut)
     yield Cancelled()  # type: ignore[misc]
+
+
+def _broken(events: list[StreamEvent], n: int) -> Iterator[StreamEvent]:
+    """The first `n` events, then the connection drops: a stream error that is not a cancel."""
+    yield from events[:n]
+    raise ConnectionError(_("the connection dropped mid-stream"))
+
+
+ENDS: dict[str, Callable[[list[StreamEvent], int], Iterator[StreamEvent]]] = {
+    "cancel": cancel_after, "cut": lambda events, n: iter(events[:n]), "raise": _broken}
+UNFINISHED = {"cancel": N_("its turn was cancelled before its finish: run nothing of a turn "
+                           "that never finished"),
+              "cut": N_("its turn's stream ended without a Finish: run nothing of a turn that "
+                        "never finished"),
+              "raise": N_("its turn's stream broke before its finish: run nothing of a turn "
+                          "that never finished")}
+
+
+def _clock() -> dict[str, Any]:
+    return {"asyncio.sleep": asyncio.sleep, "asyncio.tasks.sleep": asyncio.tasks.sleep,
+            "VirtualClockLoop.time": VirtualClockLoop.time}
+
+
+CLOCK = _clock()  # what the check's delays rest on, as it was before any answer ran
+
+
+def _frames() -> Iterator[Any]:
+    """Every frame the learner's run is in now: this stack, and each task's chain of awaits (a
+    tool runs in a task of its own, awaited by whatever ran it)."""
+    frame: Any = sys._getframe(2)
+    while frame is not None:
+        yield frame
+        frame = frame.f_back
+    with contextlib.suppress(RuntimeError):  # after the run, no loop runs
+        for task in asyncio.all_tasks():
+            awaited: Any = task.get_coro()
+            while awaited is not None:
+                yield getattr(awaited, "cr_frame", None) or getattr(awaited, "ag_frame", None)
+                awaited = getattr(awaited, "cr_await", None) or getattr(awaited, "ag_await", None)
+
+
+def _watch(ran: Ran) -> None:
+    """In the learner's run (at each tool and model call, and after it): note delegation - a
+    frame of the lab's own loop or executor, or the check's clock replaced."""
+    if not ran.watch or ran.delegated:
+        return
+    code = next((f.f_code.co_filename for f in _frames() if f is not None
+                 and f.f_code.co_filename in LOOPS), None)
+    changed = next((k for k, v in _clock().items() if v is not CLOCK[k]), None)
+    if code is not None:
+        ran.delegated = _hint(LOOPS[code])
+    elif changed:
+        ran.delegated = _("your function replaced {name} while the check ran: the check times "
+                          "each call with it - leave asyncio and the lab's clock as they are, "
+                          "and the points come from your loop alone").format(name=changed)
 
 
 def _question(case: Case) -> str:
@@ -263,16 +342,24 @@ async def _learner(fn: AgentLoop, case: Case, ran: Ran) -> None:
 
         async def model(messages: list[Message]) -> AsyncIterator[StreamEvent]:
             _too_soon(ran, list(messages))
+            _watch(ran)
             step, steps[0] = steps[0], steps[0] + 1
             if step > 8:
                 raise RuntimeError(_("the model was asked {n} times: stop once a turn has no "
                                      "calls").format(n=step))
-            ran.streaming = True
+            ran.streaming, ran.unread = True, step
             try:
                 for event in source.stream(list(messages), tools, Turn(ids, step)):
                     await asyncio.sleep(1e-6)  # a stream takes time: what started, runs
                     ran.streaming = not isinstance(event, Finish)
+                    ran.unread = step if ran.streaming else None
+                    if isinstance(event, ProviderCall):
+                        ran.provided.append(event.id or event.name)
                     yield event
+                ran.unread = None  # read to its end, finish or not
+            except Exception:  # the stream's own end: a cancel, an error
+                ran.unread = None
+                raise
             finally:
                 ran.streaming = False
 
@@ -304,9 +391,12 @@ def _too_soon(ran: Ran, messages: list[Message]) -> None:
 
 
 def _drive(fn: AgentLoop, case: Case) -> Ran:
-    ran = Ran()
+    ran = Ran(watch=True)
     with misuse_marked():
         run_coroutine(_learner(fn, case, ran))
+    _watch(ran)
+    if ran.delegated:
+        raise Delegated(ran.delegated)
     return ran
 
 
@@ -322,11 +412,13 @@ def _history(returned: Any) -> tuple[list[Message], Any] | str:
     return list(returned[0]), returned[1]
 
 
-def _executions(got: Ran, want: Ran, cancelled: bool) -> str:
+def _executions(got: Ran, want: Ran, ended: str) -> str:
+    """Each call run as often as the lab ran it, alone unless its batch may run together
+    (`ended`: how turn 0's stream ended early, "" when it finished)."""
     mine, lab = (Counter((n, a) for n, a, *_ in r.runs) for r in (got, want))
-    for (name, args), n in (mine - lab).items():
-        why = (_("its turn was cancelled before its finish: run nothing of a turn that never "
-                 "finished") if cancelled and not lab[name, args] else
+    for name, args in mine - lab:
+        n = mine[name, args]
+        why = (_(UNFINISHED[ended]) if ended and not lab[name, args] else
                _("each call runs exactly once"))
         return ngettext("{name}({args}) ran {n} time, the lab's loop ran it {m}: {why}",
                         "{name}({args}) ran {n} times, the lab's loop ran it {m}: {why}", n).format(
@@ -357,6 +449,23 @@ def _by_id(history: list[Message]) -> dict[str, ToolMessage]:
     return {m.tool_call_id: m for m in history if isinstance(m, ToolMessage)}
 
 
+def _failed(content: str) -> str | None:
+    """A failure outcome's error code (`{"error": {"code": ...}}`), None for any other."""
+    with contextlib.suppress(ValueError):
+        error = json.loads(content)
+        error = error.get("error") if isinstance(error, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
+        return code if isinstance(code, str) else None
+    return None
+
+
+def _compared(m: Message) -> Message:
+    """A message as the check compares it: a failed call's by its error code, never its wording
+    (a learner's own parse-error text answers as well as the lab's)."""
+    code = _failed(m.content) if isinstance(m, ToolMessage) else None
+    return dataclasses.replace(m, content=f"error:{code}") if code else m
+
+
 def _answers(got: list[Message], want: list[Message]) -> str:
     """Each call's one tool message, its own outcome, right after its turn, in request order."""
     lab = _by_id(want)
@@ -364,16 +473,19 @@ def _answers(got: list[Message], want: list[Message]) -> str:
     for call_id, expected_ in lab.items():
         answers = [m for m in mine if m.tool_call_id == call_id]
         if len(answers) != 1:
-            failed = json.loads(expected_.content).get("error", {}).get("code") \
-                if expected_.content.startswith('{"error"') else None
+            failed = _failed(expected_.content)
             return (_("{id} ({name}) got {n} tool messages: every call gets exactly one")
                     .format(id=call_id, name=expected_.name, n=len(answers))
                     + (_(", a failed one too ({code}): its error outcome is its answer")
                        .format(code=failed) if failed and not answers else ""))
-        if answers[0].content != expected_.content:
+        if _compared(answers[0]) != _compared(expected_):
             other = next((i for i, m in lab.items() if m.content == answers[0].content), None)
+            code = _failed(expected_.content)
             return (_("{id} was answered with the result of {other}: pair each result with its "
                       "call by id, not by position").format(id=call_id, other=other) if other
+                    else _("{id}'s tool message has the error code {got}, its outcome {want}: "
+                           "answer a failed call with its outcome's code").format(
+                               id=call_id, got=_failed(answers[0].content), want=code) if code
                     else _("{id}'s tool message is not its outcome: answer with the outcome's "
                            "content, unchanged").format(id=call_id))
     for n, m in enumerate(got):
@@ -387,7 +499,7 @@ def _answers(got: list[Message], want: list[Message]) -> str:
     return ""
 
 
-def _turns(history: list[Message], lab: list[Message], cancelled: bool) -> str:
+def _turns(history: list[Message], lab: list[Message], ended: str) -> str:
     """The history's question and turns against the lab's: each turn's calls as streamed, no
     turn the stream never finished, none missing after answered calls."""
     if history[:1] != lab[:1]:
@@ -400,9 +512,16 @@ def _turns(history: list[Message], lab: list[Message], cancelled: bool) -> str:
                      "call's fragments by index").format(
                          n=n, got=[(c.id, c.name, c.arguments) for c in a.tool_calls],
                          want=[(c.id, c.name, c.arguments) for c in b.tool_calls])
-    if len(turns) > len(lab_turns) and cancelled:
+    if len(turns) > len(lab_turns) and ended:
         return _("your history keeps a turn the stream never finished: a cancelled turn adds "
-                 "nothing to the history")
+                 "nothing to the history") if ended == "cancel" else _(
+            "your history keeps a turn whose stream ended without its Finish: that turn adds "
+            "nothing to the history, and none of its calls runs")
+    if len(turns) > len(lab_turns) and lab and isinstance(lab[-1], ToolMessage):  # lab: failed
+        return _("your loop called the model again after turn {n}, where a call failed with a "
+                 "fatal code ({codes}): a crashed tool ends the run 'failed' right after that "
+                 "turn's tool messages - the model is not called again").format(
+                     n=len(lab_turns) - 1, codes=", ".join(sorted(FATAL_CODES)))
     if len(lab_turns) > len(turns) > 0 and turns[-1].tool_calls:
         return _("your loop stopped after turn {n}, whose calls the model never saw answered: "
                  "ask the model again with the results - only a fatal error ({codes}) or a "
@@ -422,8 +541,9 @@ def _wrong(got: Ran, want: Ran, case: Case, status: bool) -> str:
     if isinstance(mine, str):
         return mine
     (history, said), (lab, lab_status) = mine, want.returned
-    problem = (_turns(history, lab, cancelled) or _executions(got, want, cancelled) or got.early
-               or _answers(history, lab))
+    ended = case.end if cancelled else ""
+    problem = (_read_through(got, history) or _turns(history, lab, ended)
+               or _executions(got, want, ended) or got.early or _answers(history, lab))
     if problem:
         return problem
     if _busy(got) > _busy(want) + 1e-3:
@@ -432,9 +552,10 @@ def _wrong(got: Ran, want: Ran, case: Case, status: bool) -> str:
                  "for all").format(got=f"{_busy(got) * 1000:.0f}",
                                    want=f"{_busy(want) * 1000:.0f}")
     if (status or cancelled) and said != lab_status:
+        why = BROKEN if cancelled and case.end != "cancel" else WHY.get(lab_status, lab_status)
         return _("status {got}, expected {want} - {why}").format(
-            got=repr(said), want=repr(lab_status), why=_(WHY.get(lab_status, lab_status)))
-    if history != lab:
+            got=repr(said), want=repr(lab_status), why=_(why))
+    if list(map(_compared, history)) != list(map(_compared, lab)):
         n = next((i for i, (a, b) in enumerate(zip(history, lab, strict=False)) if a != b),
                  min(len(history), len(lab)))
         return _("message {n} of your history is {got}, the lab's is {want}").format(
@@ -444,19 +565,37 @@ def _wrong(got: Ran, want: Ran, case: Case, status: bool) -> str:
         format=case.replay, why=got.refused) if got.refused else ""
 
 
+def _read_through(got: Ran, history: list[Message]) -> str:
+    """A stream the loop stopped reading before its finish, or a ProviderCall it took for a
+    call of its own."""
+    if got.unread is not None:
+        return _("your loop stopped reading turn {n}'s stream before its Finish: read every "
+                 "stream to its finish - an event that is neither a fragment nor text (a Notice, "
+                 "a ProviderCall) holds no call to run, and more calls may follow it").format(
+                     n=got.unread)
+    return next((_("{name} ({id}) is a ProviderCall, a call the provider runs itself: it is not "
+                   "one of the turn's calls - keep it out of the assistant message, and run and "
+                   "answer nothing for it").format(name=c.name, id=c.id)
+                 for m in history if isinstance(m, AssistantMessage) for c in m.tool_calls
+                 if c.id in got.provided or c.name in got.provided), "")
+
+
 WHY = {"completed": N_("no call failed: the run completed"),
        "partial": N_("a run that completes with a business error in any turn "
                      "(incident_not_found, tool_timeout, invalid_arguments) is 'partial'"),
        "failed": N_("a crashed tool, an unknown tool or invalid tool output fails the run, "
                     "after that turn's calls are answered"),
        "cancelled": N_("a turn cancelled mid-stream ends the run 'cancelled', nothing run")}
+BROKEN = N_("a turn whose stream ends before its finish, cut off or broken by an error that is "
+            "not a cancel, ends the run 'failed', nothing run")
 OFFLINE = N_("chapter 2's question, streamed by the offline model: the lab's history, answer "
              "and status")
 SWEPT = N_("{n} seeds of random delays: positional pairing went wrong in {k}, your loop in none")
 BATCHES = N_("reads together, the write alone, batch by batch in request order")
 FAULTS = N_("{n} turns with failing calls: one tool message per call, its own outcome, in "
             "request order")
-CANCEL = N_("a stream cancelled mid-turn: nothing ran, status 'cancelled'")
+CANCEL = N_("a stream cancelled, cut off or broken mid-turn: nothing ran, status 'cancelled' "
+            "or 'failed'")
 STATUS = N_("partial success: 'completed', 'partial' or 'failed', as the lab's rule says")
 RULED = N_("every history accepted by the rules of OpenAI (Chat, Responses), Anthropic and "
            "Gemini")
@@ -485,7 +624,11 @@ def cases(base: int) -> dict[str, list[Case]]:
                  for n, (label, calls) in enumerate(faults)],
         CANCEL: [Case(N_("a note, cancelled after its last fragment"), s[3], NOTE, cancel=-1),
                  Case(N_("three lookups, cancelled mid-stream"), s[4], incidents=3,
-                      cancel=20)],
+                      cancel=20),
+                 Case(N_("a note, its stream cut off before its finish"), s[3], NOTE, cancel=-1,
+                      end="cut"),
+                 Case(N_("a note, its connection dropped before its finish"), s[3], NOTE,
+                      cancel=-1, end="raise")],
         STATUS: [Case(N_("a lookup of a missing incident"), s[5], PARTIAL),
                  Case(N_("a log search that crashes"), s[6], SCENARIOS[N_("internal error")]),
                  Case(N_("a metrics query that times out"), s[7], script=((SLOW,),),
@@ -502,7 +645,7 @@ def _judged(v: Verdict, fn: AgentLoop, judged: list[tuple[Case, Ran]],
     problem (its case named): a loop that returned None is told so, with that case."""
     for case, want in judged:
         label = case.said
-        got = guard(v, label, driven(_drive, fn), case, explain=in_a_loop)
+        got = guard(v, label, driven(_drive, fn), case, explain=_explained)
         if got is None:
             return False
         problem = _wrong(got, want, case, status)
@@ -513,6 +656,13 @@ def _judged(v: Verdict, fn: AgentLoop, judged: list[tuple[Case, Ran]],
         runs.append((case, got, want))
     v.add(True, passed, "")
     return True
+
+
+def _explained(exc: Exception) -> str:
+    if raised_by(exc, _broken):
+        return _(" - a stream can also break with an error that is not a cancel (a dropped "
+                 "connection, a server error): catch it, and end the run 'failed', nothing run")
+    return in_a_loop(exc)
 
 
 def positional(want: Ran) -> bool:
