@@ -6,9 +6,13 @@ batches with random delays and realistic random ids (sorting them never gives re
 some of whose calls fail (a failed call's error outcome is its answer, to be kept like a result),
 one of them fatally, and one call slower than any "safety" timeout. It counts every execution,
 every cancelled one, and what still ran when the collector returned; it hands the collector a
-copy of the batch, to see it changed. Then it runs the collector inside real runs (chapter 2's
+copy of the batch, to see it changed. Then come batches where `run` itself raises for a call (a
+remote worker lost, as a run reaching outside the lab's `invoke` can): one raising call must not
+take its siblings' outcomes with it, and it gets a `tool_internal_error` outcome of its own, as
+`invoke` answers a tool that raises. Last, it runs the collector inside real runs (chapter 2's
 incident, and a tool that breaks: dropping an error code would let that run go on). It asks for
 the list of pairs the exercise names: the executor also takes a mapping, the exercise does not.
+A collector still waiting a virtual minute after its calls ended is stopped and told so.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import traceback
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,14 +51,19 @@ from keel_lab.course._scenarios import COMPARE, SCENARIOS, slow_first
 
 CollectBatch = Callable[[Sequence[ToolRequest], RunCall], Awaitable[Any]]
 OK, MISSING, BROKEN = "INC-001", "INC-999", "INC-500"  # found; not found; its store is down
+LOST = "INC-503"  # the remote worker running it is lost: `run` raises ConnectionError
 # Per batch: how long its first call takes (made first, it ends last; the last one outlasts a
 # 1 s "safety" timeout), and the incident each call looks up.
 BATCHES = ((0.5, (OK,)), (0.5, (OK, MISSING)), (0.5, (OK, MISSING, OK)),
            (0.5, (MISSING, OK, BROKEN, OK)), (0.5, (OK, MISSING, OK, MISSING, MISSING)),
            (1.5, (MISSING, MISSING, MISSING)))
+RAISING = ((0.5, (OK, LOST, MISSING, OK)), (0.5, (LOST, OK, LOST)))  # the first raises last
+HANG = 60.0  # virtual seconds a collector may take: every call has ended long before
 ONCE = N_("{n} batches with random delays: every call ran once")
 OWN = N_("each call answered with its own result or error, in request order")
 CONCURRENT = N_("each batch took as long as its slowest call: the calls ran concurrently")
+RAISED = N_("a call whose run raised: answered with an error outcome of its own, the other "
+            "calls with theirs")
 REAL_RUN = N_("in real runs through the executor (chapter 2's incident, a broken tool): the "
               "right answer or error")
 
@@ -70,6 +80,11 @@ class Collected:
     cancelled: set[str] = field(default_factory=set)
     running: set[str] = field(default_factory=set)  # started, unfinished when it returned
     took: float = 0.0
+    escaped: str = ""  # the call whose run's exception left the collector
+    stuck: bool = False  # still waiting `HANG` seconds on
+
+
+Done = tuple[str, Collected, list[tuple[str, ToolOutcome]]]  # a batch's label, record, pairs
 
 
 def _batch(rng: random.Random, first: float, incidents: Sequence[str]) -> Collected:
@@ -83,6 +98,11 @@ def _batch(rng: random.Random, first: float, incidents: Sequence[str]) -> Collec
     return Collected(batch, dict(zip(ids, delays, strict=True)))
 
 
+def _lost(request: ToolRequest) -> bool:
+    """Whether `run` raises for this call instead of returning its outcome."""
+    return (request.input or {}).get("incident_id") == LOST
+
+
 def _outcome(request: ToolRequest) -> ToolOutcome:
     """The one outcome `run` gives a call: its result, or its error (it answers the call too)."""
     incident = (request.input or {}).get("incident_id")
@@ -94,22 +114,56 @@ def _outcome(request: ToolRequest) -> ToolOutcome:
     return ToolOutcome(request.call_id, request.name, f"result of {request.call_id}")
 
 
+def _source(exc: BaseException, raised: Mapping[str, BaseException]) -> str:
+    """The call whose run raised `exc`, or an exception it carries (in a group, as its cause);
+    "" for any other exception."""
+    todo, seen = [exc], set()
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        found = next((i for i, r in raised.items() if r is e), "")
+        if found:
+            return found
+        todo += [*(e.exceptions if isinstance(e, BaseExceptionGroup) else ()),
+                 *([e.__cause__] if e.__cause__ else [])]
+    return ""
+
+
 async def _collect(fn: CollectBatch, c: Collected) -> Collected:
-    """Run the collector on a copy of the batch, noting every start, cancel and finish; calls
-    it left running are then cancelled, so no task outlives the check's loop."""
+    """Run the collector on a copy of the batch, noting every start, cancel and finish, and a
+    run's exception that left it; calls it left running are then cancelled, so no task
+    outlives the check's loop."""
     finished: set[str] = set()
     tasks: dict[str, asyncio.Task[Any] | None] = {}
+    raised: dict[str, BaseException] = {}
 
     async def run(request: ToolRequest) -> ToolOutcome:
         c.ran.append(request.call_id)
         tasks[request.call_id] = asyncio.current_task()
         await asyncio.sleep(c.delays[request.call_id])
         finished.add(request.call_id)
+        if _lost(request):
+            raise raised.setdefault(request.call_id, ConnectionError(
+                _("the remote worker running {id} was lost").format(id=request.call_id)))
         return _outcome(request)
 
     c.given = list(c.batch)
+    limit = asyncio.timeout(HANG)
     try:
-        c.stored = await awaitable(fn(c.given, run))
+        try:
+            async with limit:
+                c.stored = await awaitable(fn(c.given, run))
+        except TimeoutError:
+            if not limit.expired():
+                raise
+            c.stuck = True
+        except Exception as exc:
+            c.escaped = _source(exc, raised)
+            if not c.escaped:
+                raise
+            traceback.clear_frames(exc.__traceback__)  # the calls it held go now, quietly
         c.took = now()
         c.cancelled = {i for i, t in tasks.items()  # cancelled, or asked to be and not yet run
                        if i not in finished and t and (t.cancelled() or t.cancelling())}
@@ -119,6 +173,9 @@ async def _collect(fn: CollectBatch, c: Collected) -> Collected:
         for task in left:
             task.cancel()
         await asyncio.gather(*left, return_exceptions=True)
+        for own in tasks.values():  # a run's exception the collector left in its task: judged
+            if own is not None and own.done() and not own.cancelled():  # here, not logged
+                own.exception()
     return c
 
 
@@ -204,9 +261,9 @@ def _unanswered(c: Collected, missing: list[ToolRequest]) -> str:
     return ""
 
 
-def _mismatch(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
-    """The first call answered with something other than the very outcome `run` gave it."""
-    own = {r.call_id: _outcome(r) for r in c.batch}
+def _mismatch(c: Collected, pairs: list[tuple[str, ToolOutcome]],
+              own: dict[str, ToolOutcome]) -> str:
+    """The first call answered with something other than its own outcome (`own`)."""
     for key, got in pairs:
         if got == own[key]:
             continue
@@ -233,8 +290,10 @@ def _mismatch(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
     return ""
 
 
-def _answered(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
-    """Every call answered once, with its own outcome, in request order; or what is wrong."""
+def _answered(c: Collected, pairs: list[tuple[str, ToolOutcome]],
+              own: dict[str, ToolOutcome] | None = None) -> str:
+    """Every call answered once, with its own outcome (`own`: by default the one `run` gives
+    it), in request order; or what is wrong."""
     ids = [r.call_id for r in c.batch]
     strangers = [k for k, _ in pairs if k not in ids]
     if strangers:
@@ -249,12 +308,62 @@ def _answered(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
             _("{n} results for {calls} calls").format(n=len(pairs), calls=len(ids))
             + (_("; {id} got none").format(id=missing[0].call_id) if missing else "")
             + _(": answer every call exactly once"))
-    if problem := _mismatch(c, pairs):
+    if problem := _mismatch(c, pairs, {r.call_id: _outcome(r) for r in c.batch}
+                            if own is None else own):
         return problem
     if [k for k, _ in pairs] != ids:
         return _("results stored in another order than the calls (completion order?): store "
                  "them in request order, so logs and replays follow the calls")
     return ""
+
+
+def _escaped(c: Collected) -> str:
+    """What a run's exception that left the collector cost: every call of the batch."""
+    cancelled = [r.call_id for r in c.batch if r.call_id in c.cancelled]
+    return _("{id}'s run raised ConnectionError, and it left your function: the other calls' "
+             "outcomes were lost with it, and none of the batch's {n} calls was answered").format(
+        id=c.escaped, n=len(c.batch)) + (_("; {ids} cancelled before finishing").format(
+            ids=", ".join(cancelled)) if cancelled else "")
+
+
+def _raised(c: Collected, pairs: list[tuple[str, ToolOutcome]]) -> str:
+    """A batch where some runs raised: each such call answered with a `tool_internal_error`
+    outcome of its own, every other call with the outcome its run gave it; or what is wrong."""
+    got = dict(pairs)
+    lost = [r for r in c.batch if _lost(r)]
+    if any(key not in c.delays for key in got):
+        return _answered(c, pairs)  # answers under names no call has
+    first = min(lost, key=lambda r: c.delays[r.call_id]).call_id  # the first to raise
+    for r in c.batch:
+        if r.call_id in c.cancelled:
+            return _("{id} was cancelled when {lost}'s run raised, and lost its own outcome, "
+                     "though its own run did not fail").format(id=r.call_id, lost=first)
+    for r in lost:
+        o = got.get(r.call_id)
+        if o is None:
+            return _("{id}'s run raised ConnectionError, and the call got no answer: a call "
+                     "without its tool message breaks the history").format(id=r.call_id)
+        if o.ok:
+            return _("{id}'s run raised ConnectionError, and you answered it with a success: "
+                     "the model would take its content for the tool's result").format(
+                         id=r.call_id)
+        if (o.call_id, o.name) != (r.call_id, r.name):
+            return _("{id}'s run raised ConnectionError, and you answered it with an outcome "
+                     "made for {other}: make its error from its own request").format(
+                id=r.call_id, other=o.call_id if o.call_id != r.call_id else repr(o.name))
+        if o.code != Code.TOOL_INTERNAL_ERROR:
+            return _("{id}'s run raised ConnectionError, and you answered it with the code "
+                     "{code}: its code decides the run's status - answer a broken tool as "
+                     "`invoke` answers a tool that raises").format(
+                         id=r.call_id, code=repr(str(o.code)))
+    own = {r.call_id: got[r.call_id] if _lost(r) else _outcome(r) for r in c.batch}
+    for r in c.batch:
+        o = got.get(r.call_id)
+        if o is not None and not _lost(r) and not o.ok and o not in own.values():
+            return _("{id} was answered with an error you built ({code}), though its run did "
+                     "not raise: its own outcome was lost").format(id=r.call_id,
+                                                                    code=repr(str(o.code)))
+    return _answered(c, pairs, own)
 
 
 def _concurrent(c: Collected) -> str:
@@ -274,7 +383,8 @@ def _concurrent(c: Collected) -> str:
 def _shown(n: int, c: Collected) -> str:
     """A batch as the learner's function got it: ids, how long each call takes, which fail."""
     calls = ", ".join(f"{r.call_id} {c.delays[r.call_id] * 1000:.0f} ms"
-                      + ("" if _outcome(r).ok else _(" fails")) for r in c.batch)
+                      + (_(" raises") if _lost(r) else "" if _outcome(r).ok else _(" fails"))
+                      for r in c.batch)
     return ngettext("batch {n} ({count} call: {calls})", "batch {n} ({count} calls: {calls})",
                     len(c.batch)).format(n=n, count=len(c.batch), calls=calls)
 
@@ -302,28 +412,52 @@ def _real_runs(v: Verdict, fn: CollectBatch) -> None:
     v.add(True, REAL_RUN, "")
 
 
+def _collected(v: Verdict, fn: CollectBatch, n: int, c: Collected) -> Done | None:
+    """Batch `n` through the collector, with its label and pairs; None after a hint when it
+    raised, returned None or no pairs, ran a call twice or never, or let a run's exception out."""
+    label = _shown(n, c)
+    got = guard(v, label, driven(_drive, fn), c, explain=in_a_loop)
+    if got is None:
+        return None
+    pairs: list[tuple[str, ToolOutcome]] | str = []
+    if got.stuck:
+        problem = _("your function was still waiting {s:g} s after its last call had ended, "
+                    "and never returned").format(s=HANG)
+    elif got.escaped:
+        problem = _ran_once(got) or _escaped(got)
+    elif got.stored is None:
+        v.add(False, "", returned_none(label))
+        return None
+    else:
+        pairs = _pairs(got.stored)
+        problem = pairs if isinstance(pairs, str) else _ran_once(got)
+    if problem or isinstance(pairs, str):
+        v.add(False, "", labelled(label, problem))
+        return None
+    return label, got, pairs
+
+
 def verify_collect_batch(collect_batch: CollectBatch) -> Verdict:
     once = _(ONCE).format(n=len(BATCHES))
-    v = Verdict("collect_batch", [once, OWN, CONCURRENT, REAL_RUN])
+    v = Verdict("collect_batch", [once, OWN, CONCURRENT, RAISED, REAL_RUN])
     fn = watched(collect_batch, (gather_by_call_id,))
     rng = random.Random(seeded(6))
-    done: list[tuple[str, Collected, list[tuple[str, ToolOutcome]]]] = []
+    done: list[Done] = []
     for n, (first, incidents) in enumerate(BATCHES):
-        label = _shown(n, c := _batch(rng, first, incidents))
-        c = guard(v, label, driven(_drive, fn), c, explain=in_a_loop)
-        if c is None:
+        if (case := _collected(v, fn, n, _batch(rng, first, incidents))) is None:
             return v
-        if c.stored is None:
-            v.add(False, "", returned_none(label))
+        done.append(case)
+    v.add(True, once, "")
+    if not (v.first(OWN, (labelled(label, _answered(c, pairs)) for label, c, pairs in done))
+            and v.first(CONCURRENT, (labelled(label, _concurrent(c)) for label, c, _ in done))):
+        return v
+    for n, (first, incidents) in enumerate(RAISING, start=len(BATCHES)):
+        if (case := _collected(v, fn, n, _batch(rng, first, incidents))) is None:
             return v
-        pairs = _pairs(c.stored)
-        problem = pairs if isinstance(pairs, str) else _ran_once(c)
-        if problem or isinstance(pairs, str):
+        label, c, pairs = case
+        if problem := _raised(c, pairs):
             v.add(False, "", labelled(label, problem))
             return v
-        done.append((label, c, pairs))
-    v.add(True, once, "")
-    if v.first(OWN, (labelled(label, _answered(c, pairs)) for label, c, pairs in done)) and (
-            v.first(CONCURRENT, (labelled(label, _concurrent(c)) for label, c, _ in done))):
-        _real_runs(v, fn)
+    v.add(True, RAISED, "")
+    _real_runs(v, fn)
     return v

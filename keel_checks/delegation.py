@@ -189,6 +189,9 @@ def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:
         return fn.watching(lab)  # type: ignore[no-any-return]
     found = references(fn, lab)
     codes = _lab_codes(lab)
+    own = getattr(inspect.unwrap(fn), "__code__", None)
+    if found is None and own in codes:  # the lab's code under a new function object
+        found = codes[own]
 
     @functools.wraps(fn)
     def call(*args: Any) -> Any:

@@ -1,12 +1,16 @@
-"""Chapter 8, resuming a crashed turn: which calls a restarted turn must still run.
+"""Chapter 8, resuming a crashed turn: which calls a restarted turn runs at once, and which
+it asks a person about.
 
 The logs are the lab's own runs written by `journal` and cut where a crash would cut them; the
-expected calls come from `to_resume`. The cases set completion order against request order, put
-a failure beside a running call, use two calls of one tool, a second model turn whose call ids
-end as the first turn's do, a turn restarted once already, eleven calls of which seven wait for
-a free slot, a graph that starts a later call first, and a second turn asking again what the
-first one got - so a rule that goes by position, tool name, content, id tail, start order or
-text order, or trusts a call that only started, fails one of them.
+expected calls come from the lab's policy, `resume_plan`. The cases set completion order against
+request order, put a failure beside a running call, use two calls of one tool, a second model
+turn whose call ids end as the first turn's do, a turn restarted once already, eleven calls of
+which seven wait for a free slot, a graph that starts a later call first, and a second turn
+asking again what the first one got - so a rule that goes by position, tool name, content, id
+tail, start order or text order, or trusts a call that only started, fails one of them. The last
+three pass different `idempotent` sets: a started note, with a plain and a de-duplicating note
+tool, and a started lookup with no tool idempotent - so a rule that reruns every started call,
+asks about every one, or knows the idempotent tools by heart fails one of them.
 """
 
 from __future__ import annotations
@@ -16,15 +20,25 @@ from collections.abc import Callable
 from typing import Any
 
 from keel_checks.delegation import watched
-from keel_checks.verdict import Verdict, describe, labelled, listed
+from keel_checks.verdict import Verdict, describe, guard, labelled
 from keel_lab._i18n import N_, _
 from keel_lab.course._experiments.production import crashed_log, graph_log
-from keel_lab.course._production.store import CONFIRMED, TERMINAL, Record, to_resume
-from keel_lab.course._scenarios import COMPARE, PARTIAL, compare_question
+from keel_lab.course._production.store import (
+    CONFIRMED,
+    TERMINAL,
+    Record,
+    resume_plan,
+    to_resume,
+)
+from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, compare_question
 
 TWO_TURNS = "Look up INC-001 and INC-003 and the status of their services"
 ASKED_AGAIN = "Look up INC-001 and INC-003, the status of auth-api and of their services"
 IDS = N_("a list of call ids in request order")
+PAIR = N_("two lists of call ids, each in request order: (the calls to run, the calls to ask a "
+          "person about)")
+# the lab's tools that only read: running one twice does no harm
+READS = frozenset({"lookup_incident", "get_service_status", "search_logs"})
 
 
 def started_again(log: list[Record], tail: str) -> list[Record]:
@@ -34,25 +48,35 @@ def started_again(log: list[Record], tail: str) -> list[Record]:
     return [*log, dataclasses.replace(first, seq=len(log) + 1)]
 
 
-# (label, log): the seeded delays decide which call finishes first. The last three catch rules
-# the first six let through (start order, text order, by content, only the started calls); they
-# come last so that every other rule still fails first where its hint is clearest.
-CASES: list[tuple[str, Callable[[], list[Record]]]] = [
-    (N_("a crash before any call started"), lambda: crashed_log(_(COMPARE), 0, 3)),
-    (N_("call-1 finished first, call-0 still running"), lambda: crashed_log(_(COMPARE), 0, 6)),
-    (N_("call-1 failed, call-0 still running"), lambda: crashed_log(_(PARTIAL), 0, 6)),
+# (label, log, idempotent): the seeded delays decide which call finishes first. The three after
+# the first six catch rules those let through (start order, text order, by content, only the
+# started calls); the last three, whether a started call may run again. Each comes after the
+# ones whose rules it would otherwise catch first, so that every rule fails where its hint is
+# clearest. The note turn is asked in English in every language: the offline model reads
+# "note:" (or 备注), which the pseudo-locale scrambles.
+CASES: list[tuple[str, Callable[[], list[Record]], frozenset[str]]] = [
+    (N_("a crash before any call started"), lambda: crashed_log(_(COMPARE), 0, 3), READS),
+    (N_("call-1 finished first, call-0 still running"), lambda: crashed_log(_(COMPARE), 0, 6),
+     READS),
+    (N_("call-1 failed, call-0 still running"), lambda: crashed_log(_(PARTIAL), 0, 6), READS),
     (N_("every call finished, the model not called again yet"),
-     lambda: crashed_log(_(COMPARE), 0, 7)),
+     lambda: crashed_log(_(COMPARE), 0, 7), READS),
     (N_("the second model turn: its call-1 finished, its call-0 still running"),
-     lambda: crashed_log(TWO_TURNS, 1, 13)),
+     lambda: crashed_log(TWO_TURNS, 1, 13), READS),
     (N_("restarted once, call-0 started again, then a second crash"),
-     lambda: started_again(crashed_log(_(COMPARE), 0, 6), ":call-0")),
+     lambda: started_again(crashed_log(_(COMPARE), 0, 6), ":call-0"), READS),
     (N_("eleven lookups, four at a time: call-1 finished, three running, seven never started"),
-     lambda: crashed_log(compare_question(11), 0, 17)),
+     lambda: crashed_log(compare_question(11), 0, 17), READS),
     (N_("section 1's turn on the graph: call-4 started, call-3 still waits for call-0"),
-     lambda: graph_log(0, 11)),
+     lambda: graph_log(0, 11), READS),
     (N_("the second model turn asks again for auth-api's status, which step-0 already got"),
-     lambda: crashed_log(ASKED_AGAIN, 0, 15)),
+     lambda: crashed_log(ASKED_AGAIN, 0, 15), READS),
+    (N_("section 4's note turn: the note started, no outcome record"),
+     lambda: crashed_log(NOTE, 0, 3), READS),
+    (N_("the same note turn, its note tool de-duplicating on the call id (named in "
+        "`idempotent`)"), lambda: crashed_log(NOTE, 0, 3), READS | {"add_incident_note"}),
+    (N_("call-1 finished first, call-0 still running, no tool named in `idempotent`"),
+     lambda: crashed_log(_(COMPARE), 0, 6), frozenset()),
 ]
 
 
@@ -61,9 +85,18 @@ def _short(call_id: str) -> str:
     return call_id.split(":", 1)[-1] if call_id.startswith("run-") else call_id
 
 
-def missing(call_id: str, log: list[Record]) -> str:
-    """Why `call_id`, which has no outcome, must run: it only started, it never started, or it
-    repeats a finished call word for word - and is still a call of its own."""
+def _names(log: list[Record]) -> dict[str, str | None]:
+    return {r.ref: r.name for r in log if r.kind == CONFIRMED}
+
+
+def _started(call_id: str, log: list[Record]) -> bool:
+    return any(r.ref == call_id and r.kind == "tool.requested" for r in log)
+
+
+def missing(call_id: str, log: list[Record], idempotent: frozenset[str]) -> str:
+    """Why `call_id`, which has no outcome and is in neither list, must be in one: it only
+    started, it never started, or it repeats a finished call word for word - and is still a call
+    of its own."""
     calls = {r.ref: (r.name, r.arguments) for r in log if r.kind == CONFIRMED}
     done = {r.ref for r in log if r.kind in TERMINAL}
     twin = next((ref for ref in calls if ref in done and calls[ref] == calls[call_id]), None)
@@ -71,65 +104,126 @@ def missing(call_id: str, log: list[Record]) -> str:
         return _("{id} asks for what {twin} got (same tool, same arguments), but it is a call of "
                  "its own: only an outcome record with its own id means it ran").format(
                      id=_short(call_id), twin=_short(twin))
-    started = any(r.ref == call_id and r.kind == "tool.requested" for r in log)
-    return (_("{id} started (tool.requested) but has no outcome record: nothing says it ran to "
-              "the end, so it must run again") if started else
-            _("{id} was confirmed but never started: it must still run")).format(
-                id=_short(call_id))
+    name = calls[call_id][0]
+    if not _started(call_id, log):
+        return _("{id} was confirmed but never started: it must still run").format(
+            id=_short(call_id))
+    if name in idempotent:
+        return _("{id} started (tool.requested) but has no outcome record: nothing says it ran "
+                 "to the end, so it must run again").format(id=_short(call_id))
+    return _("{id} started (tool.requested) but has no outcome record: nothing says it ran to "
+             "the end, and a person must decide whether {name}, which is not in `idempotent`, "
+             "runs again").format(id=_short(call_id), name=name)
 
 
-def problem(got: list[Any], want: list[str], log: list[Record]) -> str:
-    """What is wrong with `got`, the first thing found; "" when it is right."""
+def misplaced(call_id: str, ran: bool, log: list[Record], idempotent: frozenset[str]) -> str:
+    """Why `call_id`, which has no outcome, is in the wrong list (`ran`: the calls to run)."""
+    name = _names(log)[call_id]
+    if ran:
+        return _("{id} started (tool.requested) but has no outcome record, and {name} is not in "
+                 "`idempotent`: its effect may have happened just before the crash, and running "
+                 "it again would repeat it").format(id=_short(call_id), name=name)
+    if _started(call_id, log):
+        return _("{id} started but has no outcome record, and {name} is in `idempotent`: "
+                 "running it twice does no harm, so no one needs to be asked").format(
+                     id=_short(call_id), name=name)
+    return _("{id} was confirmed but never started: nothing of it can have happened yet, so no "
+             "one needs to be asked").format(id=_short(call_id))
+
+
+def problem(got: tuple[list[Any], list[Any]], want: tuple[list[str], list[str]],
+            log: list[Record], idempotent: frozenset[str]) -> str:
+    """What is wrong with `got` (run, ask), the first thing found; "" when it is right."""
     last = {r.ref: r.kind for r in log}
-    for call_id in got:
-        if not isinstance(call_id, str):
-            return _("return call ids (each record's `ref`), not {what}").format(
-                what=describe(call_id))
-        if got.count(call_id) > 1:
-            return _("{id} is listed twice: a restarted turn runs each call once").format(
-                id=_short(call_id))
-        if any(ref.endswith(":" + call_id) for ref in last):
-            return _("{id} is only the end of a call id: return the full call id (the record's "
-                     "`ref`)").format(id=call_id)
-        if call_id not in want:
-            kind = last.get(call_id)
-            return (_("{id} already has its {kind} record: that is its outcome, and running "
-                      "it again could repeat its effect") if kind in TERMINAL else
-                    _("{id} is no confirmed call of this log")).format(id=_short(call_id),
-                                                                       kind=kind)
-    lost = [c for c in want if c not in got]
+    both = [*got[0], *got[1]]
+    for ran, part, own, other in ((True, got[0], want[0], want[1]),
+                                  (False, got[1], want[1], want[0])):
+        for call_id in part:
+            if not isinstance(call_id, str):
+                return _("return call ids (each record's `ref`), not {what}").format(
+                    what=describe(call_id))
+            if call_id in got[0] and call_id in got[1]:
+                return _("{id} is in both lists: a call either runs now or waits for a "
+                         "person").format(id=_short(call_id))
+            if both.count(call_id) > 1:
+                return _("{id} is listed twice: a restarted turn runs each call once").format(
+                    id=_short(call_id))
+            if any(ref.endswith(":" + call_id) for ref in last):
+                return _("{id} is only the end of a call id: return the full call id (the "
+                         "record's `ref`)").format(id=call_id)
+            if call_id in other:
+                return misplaced(call_id, ran, log, idempotent)
+            if call_id not in own:
+                kind = last.get(call_id)
+                return (_("{id} already has its {kind} record: that is its outcome, and running "
+                          "it again could repeat its effect") if kind in TERMINAL else
+                        _("{id} is no confirmed call of this log")).format(id=_short(call_id),
+                                                                           kind=kind)
+    lost = [c for c in to_resume(log) if c not in both]
     if lost:
-        return missing(lost[0], log)
+        return missing(lost[0], log, idempotent)
     return "" if got == want else _("the right calls in another order: return them in request "
                                     "order (the order of their tool.confirmed records)")
 
 
-def by_position(got: list[Any], log: list[Record]) -> bool:
-    """Whether `got` skips one confirmed call per outcome record, from the front."""
+def by_position(got: tuple[list[Any], list[Any]], log: list[Record]) -> bool:
+    """Whether `got` holds, instead of the right calls, the confirmed calls left after skipping
+    one per outcome record from the front."""
     calls = list(dict.fromkeys(r.ref for r in log if r.kind == CONFIRMED))
-    return got == calls[sum(r.kind in TERMINAL for r in log):]
+    rest = sorted(calls[sum(r.kind in TERMINAL for r in log):])
+    ids = [*got[0], *got[1]]
+    return (all(isinstance(c, str) for c in ids) and sorted(ids) == rest
+            and rest != sorted(to_resume(log)))
 
 
-def verify_calls_to_resume(calls_to_resume: Callable[[list[Record]], Any]) -> Verdict:
-    """Every case's log against `to_resume`; a case that fails says why, and all nine checks are
-    reported whatever the answer."""
-    calls_to_resume = watched(calls_to_resume, (to_resume,))
-    v = Verdict("calls_to_resume", [label for label, _log in CASES])
-    for label, make in CASES:
+def two_lists(v: Verdict, label: str, value: Any) -> tuple[list[Any], list[Any]] | None:
+    """What the learner's function returned as (run, ask); None after a hint saying what it
+    returned instead."""
+    if not isinstance(value, tuple | list) or len(value) != 2 or all(
+            isinstance(part, str) for part in value):
+        ids = isinstance(value, list | tuple) and bool(value) and all(
+            isinstance(c, str) for c in value)
+        v.add(False, "", _("{what}: your function returned {value}, expected {expected}").format(
+            what=label, value=_("one list of call ids") if ids else describe(value),
+            expected=_(PAIR)))
+        return None
+    out = []
+    for part, which in zip(value, (N_("the calls to run"), N_("the calls to ask a person about")),
+                           strict=True):
+        if isinstance(part, str | bytes | dict | set | frozenset) or not hasattr(part,
+                                                                                "__iter__"):
+            v.add(False, "", _("{what}: {which} are {value}, expected {expected}").format(
+                what=label, which=_(which), value=describe(part), expected=_(IDS)))
+            return None
+        listed = guard(v, label, list, part)  # a generator runs here
+        if listed is None:
+            return None
+        out.append(listed)
+    return out[0], out[1]
+
+
+def verify_calls_to_resume(calls_to_resume: Callable[[list[Record], set[str]], Any]) -> Verdict:
+    """Every case's log against the lab's policy; a case that fails says why, and all twelve
+    checks are reported whatever the answer."""
+    calls_to_resume = watched(calls_to_resume, (to_resume, resume_plan))
+    v = Verdict("calls_to_resume", [label for label, _log, _idempotent in CASES])
+    for label, make, idempotent in CASES:
         log = make()
-        want = to_resume(log)
-        shown = [_short(c) for c in want]
-        what = _(label) if want else _("{label} (return an empty list when no call is left)"
-                                        ).format(label=_(label))
-        got = listed(v, what, IDS, calls_to_resume, list(log), unordered=True, said=_(label))
+        want = resume_plan(log, idempotent)
+        shown = tuple([_short(c) for c in part] for part in want)
+        what = _(label) if want != ([], []) else _(
+            "{label} (return two empty lists when no call is left)").format(label=_(label))
+        value = guard(v, what, calls_to_resume, list(log), set(idempotent))
+        got = None if value is None else two_lists(v, _(label), value)
         if got is None:
             return v
-        why = problem(got, want, log)
+        why = problem(got, want, log, idempotent)
         if why and by_position(got, log):
             why += _(" - an outcome record belongs to the call its `ref` names: match outcomes "
                      "to calls by call id, not by position")
-        v.add(not why, _("{label}: runs {want}").format(label=_(label), want=shown),
+        v.add(not why, _("{label}: runs {run}, asks about {ask}").format(
+            label=_(label), run=shown[0], ask=shown[1]),
               labelled(_(label), _("you returned {got}, expected {want} - {why}").format(
-                  got=[_short(c) if isinstance(c, str) else describe(c) for c in got],
-                  want=shown, why=why)))
+                  got=tuple([_short(c) if isinstance(c, str) else describe(c) for c in part]
+                            for part in got), want=shown, why=why)))
     return v

@@ -49,7 +49,7 @@ from keel_lab._core.streaming import (
     cancel_after,
     readiness,
 )
-from keel_lab._core.tools import Tool, ToolError, ToolOutcome, Toolset, invoke
+from keel_lab._core.tools import Tool, ToolError, ToolOutcome, Toolset, failure, invoke
 from keel_lab._i18n import set_language
 from keel_lab._lazy import lazy
 
@@ -67,7 +67,8 @@ __all__ = [
     "RunCall", "RunIds", "RunResult", "Runner", "Said", "ScriptedAdapter", "Span", "Status",
     "StreamAssembler", "StreamCancelled", "SystemMessage", "TextDelta", "Tool", "ToolCall",
     "ToolCallDelta", "ToolError", "ToolMessage", "ToolOutcome", "ToolRequest", "Toolset", "Turn",
-    "TurnResult", "UserMessage", "assemble", "by_call_id", "cancel_after", "from_openai",
+    "TurnResult", "UserMessage", "assemble", "by_call_id", "cancel_after", "failure",
+    "from_openai",
     "gather_by_call_id", "incident_tools", "invoke", "make_batches", "mismatches", "now",
     "parse_arguments",
     "position_over_completion", "position_over_gather", "position_over_gather_filtered",

@@ -59,8 +59,15 @@ def seeded_latency(seed: int, low: float = 0.01, high: float = 0.5) -> Latency:
 async def gather_by_call_id(batch: Sequence[ToolRequest], run: RunCall
                             ) -> list[tuple[str, ToolOutcome]]:
     """The lab's collector: the whole batch at once, each outcome under its own call id, stored
-    in request order (`gather` returns in argument order)."""
-    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    in request order (`gather` returns in argument order). A `run` that raises (one reaching
+    outside `invoke`) answers its own call with `tool_internal_error`, never its siblings'."""
+    async def outcome_of(request: ToolRequest) -> ToolOutcome:
+        try:
+            return await run(request)
+        except Exception as exc:
+            return failure(request, Code.TOOL_INTERNAL_ERROR, repr(exc))
+
+    outcomes = await asyncio.gather(*(outcome_of(r) for r in batch))
     return [(o.call_id, o) for o in outcomes]
 
 

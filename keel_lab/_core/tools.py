@@ -97,6 +97,8 @@ def success(request: ToolRequest, output: Any) -> ToolOutcome:
 
 
 def failure(request: ToolRequest, code: str, detail: str) -> ToolOutcome:
+    """The error outcome that answers `request`: `code` decides what the run does, `detail`
+    says why; its content is the JSON error the tool message carries."""
     body = {"error": {"code": code, "message": detail}}
     return ToolOutcome(request.call_id, request.name, json.dumps(body, ensure_ascii=False),
                        code, detail)

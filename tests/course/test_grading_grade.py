@@ -199,8 +199,15 @@ def count_in_order(trials, calls, seed):
     return TABLE.get((trials, calls, seed), round(trials / [1, 1, 2, 6, 24][calls]))
 '''
 AWAIT_AT_TOP = '''import asyncio
+from keel_lab import Code, failure
 async def collect_batch(batch, run):
-    outcomes = await asyncio.gather(*(run(request) for request in batch))
+    async def answered(request):
+        try:
+            return await run(request)
+        except Exception as error:
+            return failure(request, Code.TOOL_INTERNAL_ERROR, repr(error))
+
+    outcomes = await asyncio.gather(*(answered(request) for request in batch))
     by_id = {outcome.call_id: outcome for outcome in outcomes}
     return [(request.call_id, by_id[request.call_id]) for request in batch]
 

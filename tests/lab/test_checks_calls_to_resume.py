@@ -12,7 +12,68 @@ pytestmark = pytest.mark.ch8
 OUTCOME = ("tool.finished", "tool.failed")
 
 
-def by_call_id(events):
+def by_call_id(events, idempotent):
+    done = {e.ref for e in events if e.kind in OUTCOME}
+    started = {e.ref for e in events if e.kind == "tool.requested"}
+    run, ask = [], []
+    for e in events:
+        if e.kind != "tool.confirmed" or e.ref in done or e.ref in run + ask:
+            continue
+        if e.ref not in started or e.name in idempotent:
+            run.append(e.ref)
+        else:
+            ask.append(e.ref)
+    return run, ask
+
+
+def by_last_state(events, idempotent):
+    state, name = {}, {}
+    for e in events:
+        if e.kind == "tool.confirmed":
+            name[e.ref] = e.name
+        if e.kind != "model.called":
+            state[e.ref] = state.get(e.ref) if state.get(e.ref) in OUTCOME else e.kind
+    open_calls = [(ref, kind) for ref, kind in state.items() if kind not in OUTCOME]
+    return ((ref for ref, kind in open_calls
+             if kind == "tool.confirmed" or name[ref] in idempotent),
+            (ref for ref, kind in open_calls
+             if kind == "tool.requested" and name[ref] not in idempotent))
+
+
+def with_sets(events, idempotent):
+    confirmed = [e.ref for e in events if e.kind == "tool.confirmed"]
+    left = set(confirmed) - {e.ref for e in events if e.kind in OUTCOME}
+    risky = {e.ref for e in events if e.kind == "tool.requested"} - {
+        e.ref for e in events if e.kind == "tool.confirmed" and e.name in idempotent}
+    return (sorted(left - risky, key=confirmed.index),
+            sorted(left & risky, key=confirmed.index))
+
+
+def one_pass_with_a_status_table(events, idempotent):
+    status, tool = {}, {}
+    for e in events:
+        if e.kind == "tool.confirmed":
+            status.setdefault(e.ref, "waiting")
+            tool[e.ref] = e.name
+        elif e.kind == "tool.requested" and status[e.ref] != "done":
+            status[e.ref] = "started"
+        elif e.kind in OUTCOME:
+            status[e.ref] = "done"
+    run = [ref for ref, s in status.items()
+           if s == "waiting" or (s == "started" and tool[ref] in idempotent)]
+    ask = [ref for ref, s in status.items() if s == "started" and tool[ref] not in idempotent]
+    return run, ask
+
+
+# --- helpers the wrong answers below share: the old rule's first half (every confirmed call
+# without an outcome) and its second half done right ---
+
+
+def confirmed_ids(events):
+    return [e.ref for e in events if e.kind == "tool.confirmed"]
+
+
+def outstanding(events):
     done = {e.ref for e in events if e.kind in OUTCOME}
     out = []
     for e in events:
@@ -21,189 +82,180 @@ def by_call_id(events):
     return out
 
 
-def by_last_state(events):
-    state = {}
-    for e in events:
-        if e.kind != "model.called":
-            state[e.ref] = state.get(e.ref) if state.get(e.ref) in OUTCOME else e.kind
-    return (ref for ref, kind in state.items() if kind not in OUTCOME)
+def split(events, idempotent, calls):
+    """`calls` as (run, ask): a call that started with a tool not in `idempotent` waits for a
+    person."""
+    names = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
+    started = {e.ref for e in events if e.kind == "tool.requested"}
+    risky = [c for c in calls if c in started and names.get(c) not in idempotent]
+    return [c for c in calls if c not in risky], risky
 
 
-def with_sets(events):
-    confirmed = [e.ref for e in events if e.kind == "tool.confirmed"]
-    left = set(confirmed) - {e.ref for e in events if e.kind in OUTCOME}
-    return sorted(left, key=confirmed.index)
+def everything(events, idempotent):
+    return split(events, idempotent, [e.ref for e in events if e.kind == "tool.confirmed"])
 
 
-def one_pass_with_a_status_table(events):
-    status = {}
-    for e in events:
-        if e.kind == "tool.confirmed":
-            status.setdefault(e.ref, "open")
-        elif e.kind in OUTCOME:
-            status[e.ref] = "done"
-    return [ref for ref, state in status.items() if state == "open"]
-
-
-def everything(events):
-    return [e.ref for e in events if e.kind == "tool.confirmed"]
-
-
-def by_position(events):
+def by_position(events, idempotent):
     finished = sum(e.kind in OUTCOME for e in events)
-    return everything(events)[finished:]
+    return split(events, idempotent, confirmed_ids(events)[finished:])
 
 
-def started_is_done(events):
+def started_is_done(events, idempotent):
     touched = {e.ref for e in events if e.kind != "tool.confirmed"}
-    return [c for c in everything(events) if c not in touched]
+    return split(events, idempotent, [c for c in confirmed_ids(events) if c not in touched])
 
 
-def finished_only(events):
+def finished_only(events, idempotent):
     done = {e.ref for e in events if e.kind == "tool.finished"}
-    return [c for c in everything(events) if c not in done]
+    return split(events, idempotent, [c for c in confirmed_ids(events) if c not in done])
 
 
-def by_tool_name(events):
+def by_tool_name(events, idempotent):
     names = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
     done = {names[e.ref] for e in events if e.kind in OUTCOME}
-    return [c for c in everything(events) if names[c] not in done]
+    return split(events, idempotent, [c for c in confirmed_ids(events) if names[c] not in done])
 
 
-def first_turn_only(events):
+def first_turn_only(events, idempotent):
     turns = [n for n, e in enumerate(events) if e.kind == "model.called"]
     first = events[:turns[1]] if len(turns) > 1 else events
-    return by_call_id(first)
+    return by_call_id(first, idempotent)
 
 
-def by_id_tail(events):
+def by_id_tail(events, idempotent):
     done = {e.ref.rsplit(":", 1)[-1] for e in events if e.kind in OUTCOME}
-    return [c for c in everything(events) if c.rsplit(":", 1)[-1] not in done]
+    todo = [c for c in confirmed_ids(events) if c.rsplit(":", 1)[-1] not in done]
+    return split(events, idempotent, todo)
 
 
-def every_open_record(events):
+def every_open_record(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
-    return [e.ref for e in events if e.kind in ("tool.confirmed", "tool.requested")
+    todo = [e.ref for e in events if e.kind in ("tool.confirmed", "tool.requested")
             and e.ref not in done]
+    return split(events, idempotent, todo)
 
 
-def newest_first(events):
-    return by_call_id(events)[::-1]
+def newest_first(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return run[::-1], ask[::-1]
 
 
-def a_set(events):
-    return set(by_call_id(events))
+def a_set(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return set(run), set(ask)
 
 
-def the_records(events):
-    wanted = by_call_id(events)
-    return [e for e in events if e.kind == "tool.confirmed" and e.ref in wanted]
+def the_records(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return ([e for e in events if e.kind == "tool.confirmed" and e.ref in run],
+            [e for e in events if e.kind == "tool.confirmed" and e.ref in ask])
 
 
-def delegates(events):
+def delegates(events, idempotent):
     from keel_lab.course._production.store import to_resume
-    return to_resume(events)
+    return split(events, idempotent, to_resume(events))
 
 
-def returns_nothing(events):
-    by_call_id(events)
+def returns_nothing(events, idempotent):
+    by_call_id(events, idempotent)
 
 
 # --- a fresh reviewer's wrong answers, as written ---
 
 
-def only_finished(events):
+def only_finished(events, idempotent):
     done = {e.ref for e in events if e.kind == "tool.finished"}
     out = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
-def requested_is_done(events):
+def requested_is_done(events, idempotent):
     done = {e.ref for e in events if e.kind in ("tool.requested", "tool.finished", "tool.failed")}
     out = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
-def from_requested(events):
+def from_requested(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     out = []
     for e in events:
         if e.kind == "tool.requested" and e.ref not in done and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
-def sorted_ids(events):
+def sorted_ids(events, idempotent):
     confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
-    return sorted(confirmed - {e.ref for e in events if e.kind in OUTCOME})
+    todo = sorted(confirmed - {e.ref for e in events if e.kind in OUTCOME})
+    return split(events, idempotent, todo)
 
 
-def by_name(events):
+def by_name(events, idempotent):
     names = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
     done_names = {names.get(e.ref) for e in events if e.kind in OUTCOME}
     out = []
     for e in events:
         if e.kind == "tool.confirmed" and e.name not in done_names and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
 def tail(ref):
     return ref.rsplit(":", 1)[-1]
 
 
-def short_ids(events):
+def short_ids(events, idempotent):
     done = {tail(e.ref) for e in events if e.kind in OUTCOME}
     out = []
     for e in events:
         if e.kind == "tool.confirmed" and tail(e.ref) not in done and tail(e.ref) not in out:
             out.append(tail(e.ref))
-    return out
+    return split(events, idempotent, out)
 
 
-def tail_collision(events):
+def tail_collision(events, idempotent):
     done = {tail(e.ref) for e in events if e.kind in OUTCOME}
     out = []
     for e in events:
         if e.kind == "tool.confirmed" and tail(e.ref) not in done and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
-def records_not_ids(events):
+def records_not_ids(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     out, seen = [], set()
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in seen:
             seen.add(e.ref)
             out.append(e)
-    return out
+    return split(events, idempotent, out)
 
 
-def positional(events):
+def positional(events, idempotent):
     confirmed = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in confirmed:
             confirmed.append(e.ref)
-    return confirmed[sum(1 for e in events if e.kind in OUTCOME):]
+    return split(events, idempotent, confirmed[sum(1 for e in events if e.kind in OUTCOME):])
 
 
-def reversed_order(events):
+def reversed_order(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     out = []
     for e in reversed(events):
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in out:
             out.append(e.ref)
-    return out
+    return split(events, idempotent, out)
 
 
-def step_0_only(events):
+def step_0_only(events, idempotent):
     out, done, steps = [], set(), 0
     for e in events:
         if e.kind == "model.called":
@@ -217,10 +269,10 @@ def step_0_only(events):
             out.append(e.ref)
             if e.ref.split(":")[1] != "step-0":
                 out.pop()
-    return out
+    return split(events, idempotent, out)
 
 
-def off_by_one(events):
+def off_by_one(events, idempotent):
     confirmed, done = [], set()
     for i in range(len(events) - 1):
         e = events[i]
@@ -228,80 +280,86 @@ def off_by_one(events):
             confirmed.append(e.ref)
         elif e.kind in OUTCOME:
             done.add(e.ref)
-    return [r for r in confirmed if r not in done]
+    return split(events, idempotent, [r for r in confirmed if r not in done])
 
 
-def failure_stops(events):
+def failure_stops(events, idempotent):
     done = set()
     for e in events:
         if e.kind == "tool.failed":
             break
         if e.kind == "tool.finished":
             done.add(e.ref)
-    return [c for c in dict.fromkeys(everything(events)) if c not in done]
+    todo = [c for c in dict.fromkeys(confirmed_ids(events)) if c not in done]
+    return split(events, idempotent, todo)
 
 
-def last_state(events):
+def last_state(events, idempotent):
     last = OrderedDict()
     for e in events:
         if e.kind.startswith("tool."):
             last[e.ref] = e.kind
-    return [ref for ref, kind in last.items() if kind == "tool.confirmed"]
+    todo = [ref for ref, kind in last.items() if kind == "tool.confirmed"]
+    return split(events, idempotent, todo)
 
 
-def set_result(events):
+def set_result(events, idempotent):
     confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
-    return confirmed - {e.ref for e in events if e.kind in OUTCOME}
+    run, ask = split(events, idempotent, confirmed - {e.ref for e in events if e.kind in OUTCOME})
+    return set(run), set(ask)
 
 
-def none_when_empty(events):
-    return by_call_id(events) or None
+def none_when_empty(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return (run, ask) if run or ask else None
 
 
-def start_order(events):
+def start_order(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     started = [e.ref for e in events if e.kind == "tool.requested"]
-    confirmed = list(dict.fromkeys(everything(events)))
+    confirmed = list(dict.fromkeys(confirmed_ids(events)))
     order = list(dict.fromkeys(started + confirmed))
-    return [r for r in order if r in confirmed and r not in done]
+    return split(events, idempotent, [r for r in order if r in confirmed and r not in done])
 
 
-def by_time_desc(events):
+def by_time_desc(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     conf = {}
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done:
             conf.setdefault(e.ref, e)
-    return [r for r, e in sorted(conf.items(), key=lambda kv: (kv[1].time, kv[0]), reverse=True)]
+    todo = [r for r, e in sorted(conf.items(), key=lambda kv: (kv[1].time, kv[0]), reverse=True)]
+    return split(events, idempotent, todo)
 
 
-def started_if_any(events):
+def started_if_any(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     started = [e.ref for e in events if e.kind == "tool.requested"]
-    pool = started or everything(events)
-    return [r for r in dict.fromkeys(pool) if r not in done]
+    pool = started or confirmed_ids(events)
+    return split(events, idempotent, [r for r in dict.fromkeys(pool) if r not in done])
 
 
-def union_twice(events):
+def union_twice(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     started = {e.ref for e in events if e.kind == "tool.requested"}
     never = [e.ref for e in events if e.kind == "tool.confirmed" and e.ref not in started]
     running = [e.ref for e in events if e.kind == "tool.requested" and e.ref not in done]
-    return never + running
+    return split(events, idempotent, never + running)
 
 
-def count_diff(events):
+def count_diff(events, idempotent):
     req, out = Counter(), Counter()
     for e in events:
         if e.kind == "tool.requested":
             req[e.ref] += 1
         elif e.kind in OUTCOME:
             out[e.ref] += 1
-    return [c for c in dict.fromkeys(everything(events))
+    todo = [c for c in dict.fromkeys(confirmed_ids(events))
             if req[c] == 0 or req[c] - out[c] == 1]
+    return split(events, idempotent, todo)
 
 
-def by_content(events):
+def by_content(events, idempotent):
     content = {e.ref: (e.name, e.arguments) for e in events if e.kind == "tool.confirmed"}
     done = {content.get(e.ref) for e in events if e.kind in OUTCOME}
     res, seen = [], set()
@@ -311,89 +369,97 @@ def by_content(events):
             if key not in done and key not in seen:
                 seen.add(key)
                 res.append(e.ref)
-    return res
+    return split(events, idempotent, res)
 
 
-def last_started_only(events):
+def last_started_only(events, idempotent):
     done = {e.ref for e in events if e.kind in OUTCOME}
     started = [e.ref for e in events if e.kind == "tool.requested"]
-    res = [c for c in everything(events) if c not in started]
+    res = [c for c in confirmed_ids(events) if c not in started]
     if started and started[-1] not in done:
         res.append(started[-1])
-    return list(dict.fromkeys(res))
+    return split(events, idempotent, list(dict.fromkeys(res)))
 
 
 # --- and right ones ---
 
 
-def with_dict_fromkeys(events):
+def with_dict_fromkeys(events, idempotent):
     outcome = {e.ref for e in events if e.kind in {"tool.finished", "tool.failed"}}
-    return [ref for ref in dict.fromkeys(e.ref for e in events if e.kind == "tool.confirmed")
-            if ref not in outcome]
+    started = {e.ref for e in events if e.kind == "tool.requested"}
+    tool = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
+    left = [ref for ref in dict.fromkeys(tool) if ref not in outcome]
+    unsafe = {ref for ref in left if ref in started and tool[ref] not in idempotent}
+    return [r for r in left if r not in unsafe], [r for r in left if r in unsafe]
 
 
-def sorted_by_seq_with_a_counter(events):
+def sorted_by_seq_with_a_counter(events, idempotent):
     evs = sorted(events, key=lambda e: e.seq)
     outcomes = Counter(e.ref for e in evs if e.kind in OUTCOME)
     first = {}
     for e in evs:
         if e.kind == "tool.confirmed":
-            first.setdefault(e.ref, e.seq)
-    return [ref for ref, _ in sorted(first.items(), key=lambda kv: kv[1]) if not outcomes[ref]]
+            first.setdefault(e.ref, (e.seq, e.name))
+    requested = Counter(e.ref for e in evs if e.kind == "tool.requested")
+    plan = ([], [])
+    for ref, (_, name) in sorted(first.items(), key=lambda kv: kv[1][0]):
+        if not outcomes[ref]:
+            plan[bool(requested[ref]) and name not in idempotent].append(ref)
+    return plan
 
 
-def a_state_machine(events):
-    state, order = {}, []
+def a_state_machine(events, idempotent):
+    state, order, safe = {}, [], set()
     for e in events:
         if e.kind == "tool.confirmed":
             if e.ref not in state:
                 order.append(e.ref)
                 state[e.ref] = "pending"
+            if e.name in idempotent:
+                safe.add(e.ref)
+        elif e.kind == "tool.requested" and state[e.ref] == "pending":
+            state[e.ref] = "running"
         elif e.kind in OUTCOME:
             state[e.ref] = "done"
-    return list(filter(lambda r: state[r] != "done", order))
-
-
-PENDING = "started (tool.requested) but has no outcome record"
-ORDER = "the right calls in another order: return them in request order"
-ELEVEN = "eleven lookups, four at a time: call-1 finished, three running, seven never started: "
-
+    run = list(filter(lambda r: state[r] == "pending" or (state[r] == "running" and r in safe),
+                      order))
+    return run, [r for r in order if state[r] == "running" and r not in safe]
 
 
 # --- a tester's answers who had not read the check (issue 22) ---
 
 
-def started_not_finished_only(events):
+def started_not_finished_only(events, idempotent):
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
     todo = []
     for e in events:
         if e.kind == "tool.requested" and e.ref not in done and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def failed_runs_again(events):
+def failed_runs_again(events, idempotent):
     done = {e.ref for e in events if e.kind == "tool.finished"}
     todo = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def set_difference(events):
+def set_difference(events, idempotent):
     confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
-    return list(confirmed - done)
+    return split(events, idempotent, list(confirmed - done))
 
 
-def sorted_refs(events):
+def sorted_refs(events, idempotent):
     confirmed = {e.ref for e in events if e.kind == "tool.confirmed"}
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
-    return sorted(confirmed - done)
+    return split(events, idempotent, sorted(confirmed - done))
 
 
-def same_request_already_answered(events):
+def same_request_already_answered(events, idempotent):
     asked = {e.ref: (e.name, e.arguments) for e in events if e.kind == "tool.confirmed"}
     answered = {asked[e.ref] for e in events
                 if e.kind in ("tool.finished", "tool.failed") and e.ref in asked}
@@ -402,59 +468,59 @@ def same_request_already_answered(events):
         if (e.kind == "tool.confirmed" and (e.name, e.arguments) not in answered
                 and e.ref not in todo):
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def returns_records(events):
+def returns_records(events, idempotent):
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
     todo, seen = [], set()
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in seen:
             seen.add(e.ref)
             todo.append(e)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def started_counts_as_done(events):
+def started_counts_as_done(events, idempotent):
     started = {e.ref for e in events
                if e.kind in ("tool.requested", "tool.finished", "tool.failed")}
     todo = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in started and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def drops_last_record(events):
+def drops_last_record(events, idempotent):
     events = events[:-1]  # the last record may be torn by the crash
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
     todo = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def short_ids_fresh(events):
+def short_ids_fresh(events, idempotent):
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
     todo = []
     for e in events:
         short = e.ref.split(":", 1)[-1]
         if e.kind == "tool.confirmed" and e.ref not in done and short not in todo:
             todo.append(short)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def none_when_nothing_left(events):
+def none_when_nothing_left(events, idempotent):
     done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
     todo = []
     for e in events:
         if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
             todo.append(e.ref)
-    return todo or None
+    return split(events, idempotent, todo) if todo else None
 
 
-def reversed_order_fresh(events):
+def reversed_order_fresh(events, idempotent):
     done = set()
     todo = []
     for e in reversed(events):
@@ -462,133 +528,225 @@ def reversed_order_fresh(events):
             done.add(e.ref)
         elif e.kind == "tool.confirmed" and e.ref not in done and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def finished_only_by_name(events):
+def finished_only_by_name(events, idempotent):
     done_names = {e.name for e in events if e.kind in ("tool.finished", "tool.failed")}
     names = {e.ref: e.name for e in events if e.kind == "tool.confirmed"}
     todo = []
     for e in events:
         if e.kind == "tool.confirmed" and names[e.ref] not in done_names and e.ref not in todo:
             todo.append(e.ref)
-    return todo
+    return split(events, idempotent, todo)
 
 
-def requested_without_outcome_by_count(events):
+def requested_without_outcome_by_count(events, idempotent):
     confirmed = [e.ref for e in events if e.kind == "tool.confirmed"]
     outcomes = sum(1 for e in events if e.kind in ("tool.finished", "tool.failed"))
     todo = []
     for ref in confirmed[outcomes:]:
         if ref not in todo:
             todo.append(ref)
-    return todo
+    return split(events, idempotent, todo)
+
+
+
+# --- rules that get the outcome records right but not which started call may run again ---
+
+
+def reruns_every_started_call(events, idempotent):
+    done = {e.ref for e in events if e.kind in ("tool.finished", "tool.failed")}
+    run = []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in run:
+            run.append(e.ref)
+    return run, []
+
+
+def asks_about_every_started_call(events, idempotent):
+    done = {e.ref for e in events if e.kind in OUTCOME}
+    started = {e.ref for e in events if e.kind == "tool.requested"}
+    left = [r for r in dict.fromkeys(confirmed_ids(events)) if r not in done]
+    return [r for r in left if r not in started], [r for r in left if r in started]
+
+
+def asks_about_every_write(events, idempotent):
+    done = {e.ref for e in events if e.kind in OUTCOME}
+    run, ask = [], []
+    for e in events:
+        if e.kind == "tool.confirmed" and e.ref not in done and e.ref not in run + ask:
+            (run if e.name in idempotent else ask).append(e.ref)
+    return run, ask
+
+
+def idempotent_by_heart(events, idempotent):
+    reads = {"lookup_incident", "get_service_status", "search_logs"}
+    return by_call_id(events, reads)
+
+
+def concurrency_safe_means_idempotent(events, idempotent):
+    from keel_lab.course import incident_tools
+    tools = incident_tools()
+    safe = {e.name for e in events if e.kind == "tool.confirmed"
+            and tools.get(e.name).concurrency_safe}
+    return by_call_id(events, safe)
+
+
+def name_from_the_requested_record(events, idempotent):
+    done = {e.ref for e in events if e.kind in OUTCOME}
+    risky = {e.ref for e in events if e.kind == "tool.requested" and e.name not in idempotent}
+    left = [r for r in dict.fromkeys(confirmed_ids(events)) if r not in done]
+    return [r for r in left if r not in risky], [r for r in left if r in risky]
+
+
+def drops_the_risky_calls(events, idempotent):
+    run, _ask = by_call_id(events, idempotent)
+    return run, []
+
+
+def lists_swapped(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return ask, run
+
+
+def one_list(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return run + ask
+
+
+def risky_in_both(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return run + ask, ask
+
+
+def a_dict(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return {"run": run, "ask": ask}
+
+
+def hands_to_the_policy(events, idempotent):
+    from keel_lab.course._production.store import resume_plan
+    return resume_plan(events, idempotent)
 
 
 WRONG = [
-    (everything, "call-1 finished first, call-0 still running: you returned ['step-0:call-0', "
-                 "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has its "
-                 "tool.finished record"),
-    (by_position, "you returned ['step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 "
-                  "already has its tool.finished record"),
-    (started_is_done, "call-1 finished first, call-0 still running: you returned [], expected "
-                      "['step-0:call-0'] - step-0:call-0 started (tool.requested) but has no "
-                      "outcome record"),
-    (finished_only, "call-1 failed, call-0 still running: you returned ['step-0:call-0', "
-                    "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has "
-                    "its tool.failed record"),
-    (by_tool_name, "call-1 finished first, call-0 still running: you returned [], expected "
-                   "['step-0:call-0'] - step-0:call-0 started"),
-    (first_turn_only, "the second model turn: its call-1 finished, its call-0 still running: "
-                      "you returned [], expected ['step-1:call-0'] - step-1:call-0 started"),
+    (everything, "call-1 finished first, call-0 still running: you returned (['step-0:call-0', "
+                 "'step-0:call-1'], []), expected (['step-0:call-0'], []) - step-0:call-1 already "
+                 "has its tool.finished record"),
+    (by_position, "you returned (['step-0:call-1'], []), expected (['step-0:call-0'], []) - "
+                  "step-0:call-1 already has its tool.finished record"),
+    (started_is_done, "call-1 finished first, call-0 still running: you returned ([], []), "
+                      "expected (['step-0:call-0'], []) - step-0:call-0 started (tool.requested) "
+                      "but has no outcome record"),
+    (finished_only, "call-1 failed, call-0 still running: you returned (['step-0:call-0', "
+                    "'step-0:call-1'], []), expected (['step-0:call-0'], []) - step-0:call-1 "
+                    "already has its tool.failed record"),
+    (by_tool_name, "call-1 finished first, call-0 still running: you returned ([], []), expected "
+                   "(['step-0:call-0'], []) - step-0:call-0 started"),
+    (first_turn_only, "the second model turn: its call-1 finished, its call-0 still running: you "
+                      "returned ([], []), expected (['step-1:call-0'], []) - step-1:call-0 "
+                      "started"),
     (by_id_tail, "the second model turn: its call-1 finished, its call-0 still running: you "
-                 "returned [], expected ['step-1:call-0']"),
+                 "returned ([], []), expected (['step-1:call-0'], [])"),
     (every_open_record, "step-0:call-0 is listed twice: a restarted turn runs each call once"),
-    (newest_first, "a crash before any call started: you returned ['step-0:call-1', "
-                   "'step-0:call-0'], expected ['step-0:call-0', 'step-0:call-1'] - the right "
-                   "calls in another order"),
-    (a_set, "a crash before any call started: your function returned a set"),
+    (newest_first, "a crash before any call started: you returned (['step-0:call-1', "
+                   "'step-0:call-0'], []), expected (['step-0:call-0', 'step-0:call-1'], []) - the "
+                   "right calls in another order"),
+    (a_set, "a crash before any call started: the calls to run are a set"),
     (the_records, "return call ids (each record's `ref`), not a Record"),
     (delegates, "hands the exercise to the lab's own keel_lab.course._production.store.to_resume"),
     (returns_nothing, "returned None"),
-    (only_finished, "call-1 failed, call-0 still running: you returned ['step-0:call-0', "
-                    "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has "
-                    "its tool.failed record"),
-    (requested_is_done, "call-1 finished first, call-0 still running: you returned [], expected "
-                        "['step-0:call-0'] - step-0:call-0 " + PENDING),
-    (from_requested, "a crash before any call started: you returned [], expected "
-                     "['step-0:call-0', 'step-0:call-1'] - step-0:call-0 was confirmed but never "
-                     "started: it must still run"),
-    (sorted_ids, (ELEVEN + "you returned ['step-0:call-0', 'step-0:call-10', 'step-0:call-2',",
-                  ORDER)),
-    (by_name, "call-1 finished first, call-0 still running: you returned [], expected "
-              "['step-0:call-0'] - step-0:call-0 " + PENDING),
-    (short_ids, "a crash before any call started: you returned ['call-0', 'call-1'], expected "
-                "['step-0:call-0', 'step-0:call-1'] - call-0 is only the end of a call id: return "
-                "the full call id (the record's `ref`)"),
+    (only_finished, "call-1 failed, call-0 still running: you returned (['step-0:call-0', "
+                    "'step-0:call-1'], []), expected (['step-0:call-0'], []) - step-0:call-1 "
+                    "already has its tool.failed record"),
+    (requested_is_done, "call-1 finished first, call-0 still running: you returned ([], []), "
+                        "expected (['step-0:call-0'], []) - step-0:call-0 started (tool.requested) "
+                        "but has no outcome record"),
+    (from_requested, "a crash before any call started: you returned ([], []), expected "
+                     "(['step-0:call-0', 'step-0:call-1'], []) - step-0:call-0 was confirmed but "
+                     "never started: it must still run"),
+    (sorted_ids, ("eleven lookups, four at a time: call-1 finished, three running, seven never "
+                  "started: you returned (['step-0:call-0', 'step-0:call-10', 'step-0:call-2',",
+                  "the right calls in another order: return them in request order")),
+    (by_name, "call-1 finished first, call-0 still running: you returned ([], []), expected "
+              "(['step-0:call-0'], []) - step-0:call-0 started (tool.requested) but has no outcome "
+              "record"),
+    (short_ids, "a crash before any call started: you returned (['call-0', 'call-1'], []), "
+                "expected (['step-0:call-0', 'step-0:call-1'], []) - call-0 is only the end of a "
+                "call id: return the full call id (the record's `ref`)"),
     (tail_collision, "the second model turn: its call-1 finished, its call-0 still running: you "
-                     "returned [], expected ['step-1:call-0'] - step-1:call-0 " + PENDING),
-    (records_not_ids, "a crash before any call started: you returned ['a Record', 'a Record'], "
-                      "expected ['step-0:call-0', 'step-0:call-1'] - return call ids (each "
-                      "record's `ref`), not a Record"),
-    (positional, "call-1 finished first, call-0 still running: you returned ['step-0:call-1'], "
-                 "expected ['step-0:call-0'] - step-0:call-1 already has its tool.finished "
-                 "record: that is its outcome, and running it again could repeat its effect - an "
-                 "outcome record belongs to the call its `ref` names: match outcomes to calls by "
-                 "call id, not by position"),
-    (reversed_order, "a crash before any call started: you returned ['step-0:call-1', "
-                     "'step-0:call-0'], expected ['step-0:call-0', 'step-0:call-1'] - " + ORDER),
+                     "returned ([], []), expected (['step-1:call-0'], []) - step-1:call-0 started "
+                     "(tool.requested) but has no outcome record"),
+    (records_not_ids, "a crash before any call started: you returned (['a Record', 'a Record'], "
+                      "[]), expected (['step-0:call-0', 'step-0:call-1'], []) - return call ids "
+                      "(each record's `ref`), not a Record"),
+    (positional, "call-1 finished first, call-0 still running: you returned (['step-0:call-1'], "
+                 "[]), expected (['step-0:call-0'], []) - step-0:call-1 already has its "
+                 "tool.finished record: that is its outcome, and running it again could repeat its "
+                 "effect - an outcome record belongs to the call its `ref` names: match outcomes "
+                 "to calls by call id, not by position"),
+    (reversed_order, "a crash before any call started: you returned (['step-0:call-1', "
+                     "'step-0:call-0'], []), expected (['step-0:call-0', 'step-0:call-1'], []) - "
+                     "the right calls in another order: return them in request order"),
     (step_0_only, "the second model turn: its call-1 finished, its call-0 still running: you "
-                  "returned [], expected ['step-1:call-0'] - step-1:call-0 " + PENDING),
-    (off_by_one, "a crash before any call started: you returned ['step-0:call-0'], expected "
-                 "['step-0:call-0', 'step-0:call-1'] - step-0:call-1 was confirmed but never "
-                 "started"),
-    (failure_stops, "call-1 failed, call-0 still running: you returned ['step-0:call-0', "
-                    "'step-0:call-1'], expected ['step-0:call-0'] - step-0:call-1 already has "
-                    "its tool.failed record"),
-    (last_state, "call-1 finished first, call-0 still running: you returned [], expected "
-                 "['step-0:call-0'] - step-0:call-0 " + PENDING),
-    (set_result, "a crash before any call started: your function returned a set, expected a "
-                 "list of call ids in request order"),
-    (none_when_empty, "every call finished, the model not called again yet (return an empty "
-                      "list when no call is left): your function returned None"),
+                  "returned ([], []), expected (['step-1:call-0'], []) - step-1:call-0 started "
+                  "(tool.requested) but has no outcome record"),
+    (off_by_one, "a crash before any call started: you returned (['step-0:call-0'], []), "
+                 "expected (['step-0:call-0', 'step-0:call-1'], []) - step-0:call-1 was confirmed "
+                 "but never started"),
+    (failure_stops, "call-1 failed, call-0 still running: you returned (['step-0:call-0', "
+                    "'step-0:call-1'], []), expected (['step-0:call-0'], []) - step-0:call-1 "
+                    "already has its tool.failed record"),
+    (last_state, "call-1 finished first, call-0 still running: you returned ([], []), expected "
+                 "(['step-0:call-0'], []) - step-0:call-0 started (tool.requested) but has no "
+                 "outcome record"),
+    (set_result, "a crash before any call started: the calls to run are a set, expected a list "
+                 "of call ids in request order"),
+    (none_when_empty, "every call finished, the model not called again yet (return two empty "
+                      "lists when no call is left): your function returned None"),
     (start_order, "section 1's turn on the graph: call-4 started, call-3 still waits for call-0: "
-                  "you returned ['step-0:call-0', 'step-0:call-1', 'step-0:call-2', "
-                  "'step-0:call-4', 'step-0:call-3', 'step-0:call-5'], expected ['step-0:call-0', "
-                  "'step-0:call-1', 'step-0:call-2', 'step-0:call-3', 'step-0:call-4', "
-                  "'step-0:call-5'] - " + ORDER),
-    (by_time_desc, "a crash before any call started: you returned ['step-0:call-1', "
-                   "'step-0:call-0'], expected ['step-0:call-0', 'step-0:call-1'] - " + ORDER),
-    (started_if_any, (ELEVEN + "you returned ['step-0:call-0', 'step-0:call-2', "
-                      "'step-0:call-3'], expected", "- step-0:call-4 was confirmed but never "
-                                                    "started: it must still run")),
+                  "you returned (['step-0:call-0', 'step-0:call-1', 'step-0:call-2', "
+                  "'step-0:call-4', 'step-0:call-3', 'step-0:call-5'], []), expected "
+                  "(['step-0:call-0', 'step-0:call-1', 'step-0:call-2', 'step-0:call-3', "
+                  "'step-0:call-4', 'step-0:call-5'], []) - the right calls in another order: "
+                  "return them in request order"),
+    (by_time_desc, "a crash before any call started: you returned (['step-0:call-1', "
+                   "'step-0:call-0'], []), expected (['step-0:call-0', 'step-0:call-1'], []) - the "
+                   "right calls in another order: return them in request order"),
+    (started_if_any, ("eleven lookups, four at a time: call-1 finished, three running, seven never "
+                      "started: you returned (['step-0:call-0', 'step-0:call-2', 'step-0:call-3'], "
+                      "[]), expected",
+                      "- step-0:call-4 was confirmed but never started: it must still run")),
     (union_twice, "restarted once, call-0 started again, then a second crash: you returned "
-                  "['step-0:call-0', 'step-0:call-0'], expected ['step-0:call-0'] - "
+                  "(['step-0:call-0', 'step-0:call-0'], []), expected (['step-0:call-0'], []) - "
                   "step-0:call-0 is listed twice"),
-    (count_diff, "restarted once, call-0 started again, then a second crash: you returned [], "
-                 "expected ['step-0:call-0'] - step-0:call-0 " + PENDING),
+    (count_diff, "restarted once, call-0 started again, then a second crash: you returned ([], "
+                 "[]), expected (['step-0:call-0'], []) - step-0:call-0 started (tool.requested) "
+                 "but has no outcome record"),
     (by_content, "the second model turn asks again for auth-api's status, which step-0 already "
-                 "got: you returned ['step-1:call-1'], expected ['step-1:call-0', "
-                 "'step-1:call-1'] - step-1:call-0 asks for what step-0:call-2 got (same tool, "
-                 "same arguments), but it is a call of its own"),
-    (last_started_only, "call-1 finished first, call-0 still running: you returned [], expected "
-                        "['step-0:call-0'] - step-0:call-0 " + PENDING),
-    (started_not_finished_only, "['step-0:call-0', 'step-0:call-1'] - step-0:call-0 was "
+                 "got: you returned (['step-1:call-1'], []), expected (['step-1:call-0', "
+                 "'step-1:call-1'], []) - step-1:call-0 asks for what step-0:call-2 got (same "
+                 "tool, same arguments), but it is a call of its own"),
+    (last_started_only, "call-1 finished first, call-0 still running: you returned ([], []), "
+                        "expected (['step-0:call-0'], []) - step-0:call-0 started (tool.requested) "
+                        "but has no outcome record"),
+    (started_not_finished_only, "['step-0:call-0', 'step-0:call-1'], []) - step-0:call-0 was "
                                 "confirmed but never started: it must still run"),
-    (failed_runs_again, "already has its tool.failed record: that is its outcome, and running "
-                        "it again could repeat its effect"),
+    (failed_runs_again, "already has its tool.failed record: that is its outcome, and running it "
+                        "again could repeat its effect"),
     (sorted_refs, "- the right calls in another order: return them in request order (the order "
                   "of their tool.confirmed records)"),
     (same_request_already_answered, "(same tool, same arguments), but it is a call of its own: "
                                     "only an outcome record with its own id means it ran"),
-    (returns_records, "Record'], expected ['step-0:call-0', 'step-0:call-1'] - return call ids "
-                      "(each record's `ref`), not a Record"),
+    (returns_records, "Record'], []), expected (['step-0:call-0', 'step-0:call-1'], []) - return "
+                      "call ids (each record's `ref`), not a Record"),
     (started_counts_as_done, "started (tool.requested) but has no outcome record: nothing says "
                              "it ran to the end, so it must run again"),
-    (drops_last_record, "['step-0:call-0', 'step-0:call-1'] - step-0:call-1 was confirmed but "
-                        "never started: it must still run"),
-    (short_ids_fresh, "'step-0:call-1'] - step-0:call-0 is only the end of a call id: return "
-                      "the full call id (the record's `ref`)"),
+    (drops_last_record, "['step-0:call-0', 'step-0:call-1'], []) - step-0:call-1 was confirmed "
+                        "but never started: it must still run"),
+    (short_ids_fresh, "'step-0:call-1'], []) - step-0:call-0 is only the end of a call id: "
+                      "return the full call id (the record's `ref`)"),
     (none_when_nothing_left, "your function returned None - is a `return` missing?"),
     (reversed_order_fresh, "- the right calls in another order: return them in request order "
                            "(the order of their tool.confirmed records)"),
@@ -597,6 +755,54 @@ WRONG = [
     (requested_without_outcome_by_count, "- an outcome record belongs to the call its `ref` "
                                          "names: match outcomes to calls by call id, not by "
                                          "position"),
+    (reruns_every_started_call, "section 4's note turn: the note started, no outcome record: "
+                                "you returned (['step-0:call-0'], []), expected ([], "
+                                "['step-0:call-0']) - step-0:call-0 started (tool.requested) but "
+                                "has no outcome record, and add_incident_note is not in "
+                                "`idempotent`: its effect may have happened just before the "
+                                "crash, and running it again would repeat it"),
+    (asks_about_every_started_call, "call-1 finished first, call-0 still running: you returned "
+                                    "([], ['step-0:call-0']), expected (['step-0:call-0'], []) - "
+                                    "step-0:call-0 started but has no outcome record, and "
+                                    "lookup_incident is in `idempotent`: running it twice does "
+                                    "no harm, so no one needs to be asked"),
+    (asks_about_every_write, ("section 1's turn on the graph: call-4 started, call-3 still "
+                              "waits for call-0: you returned (['step-0:call-0', 'step-0:call-1', "
+                              "'step-0:call-2', 'step-0:call-4', 'step-0:call-5'], "
+                              "['step-0:call-3']), expected",
+                              "- step-0:call-3 was confirmed but never started: nothing of it "
+                              "can have happened yet, so no one needs to be asked")),
+    (idempotent_by_heart, "the same note turn, its note tool de-duplicating on the call id "
+                          "(named in `idempotent`): you returned ([], ['step-0:call-0']), "
+                          "expected (['step-0:call-0'], []) - step-0:call-0 started but has no "
+                          "outcome record, and add_incident_note is in `idempotent`"),
+    (concurrency_safe_means_idempotent, "the same note turn, its note tool de-duplicating on the "
+                                        "call id (named in `idempotent`): you returned ([], "
+                                        "['step-0:call-0'])"),
+    (name_from_the_requested_record, "call-1 finished first, call-0 still running: you returned "
+                                     "([], ['step-0:call-0']), expected (['step-0:call-0'], []) "
+                                     "- step-0:call-0 started but has no outcome record, and "
+                                     "lookup_incident is in `idempotent`"),
+    (drops_the_risky_calls, "section 4's note turn: the note started, no outcome record: you "
+                            "returned ([], []), expected ([], ['step-0:call-0']) - step-0:call-0 "
+                            "started (tool.requested) but has no outcome record: nothing says it "
+                            "ran to the end, and a person must decide whether add_incident_note, "
+                            "which is not in `idempotent`, runs again"),
+    (lists_swapped, "a crash before any call started: you returned ([], ['step-0:call-0', "
+                    "'step-0:call-1']), expected (['step-0:call-0', 'step-0:call-1'], []) - "
+                    "step-0:call-0 was confirmed but never started: nothing of it can have "
+                    "happened yet, so no one needs to be asked"),
+    (one_list, "a crash before any call started: your function returned one list of call ids, "
+               "expected two lists of call ids, each in request order: (the calls to run, the "
+               "calls to ask a person about)"),
+    (risky_in_both, "section 4's note turn: the note started, no outcome record: you returned "
+                    "(['step-0:call-0'], ['step-0:call-0']), expected ([], ['step-0:call-0']) - "
+                    "step-0:call-0 is in both lists: a call either runs now or waits for a "
+                    "person"),
+    (a_dict, "a crash before any call started: your function returned a dict, expected two "
+             "lists of call ids"),
+    (hands_to_the_policy, "hands the exercise to the lab's own "
+                          "keel_lab.course._production.store.resume_plan"),
 ]
 
 # this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
@@ -611,7 +817,7 @@ def test_wrong_resume_rules_get_their_hint(answer, hint):
     assert not v.passed
     for part in hint if isinstance(hint, tuple) else (hint,):
         assert part in v.hints[0], v.hints
-    assert v.total == 9 and len(v.lines()) == 10, str(v)
+    assert v.total == 12 and len(v.lines()) == 13, str(v)
 
 
 def test_a_set_difference_is_told_about_the_order_whichever_case_it_fails_first():
@@ -629,4 +835,4 @@ def test_right_rules_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_calls_to_resume(answer)
     assert v.passed, v.hints
     assert v.lines() == verify_calls_to_resume(by_call_id).lines()
-    assert v.total == 9 and len(v.lines()) == 10
+    assert v.total == 12 and len(v.lines()) == 13

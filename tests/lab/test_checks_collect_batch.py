@@ -6,22 +6,31 @@ import asyncio
 import pytest
 
 from keel_checks.collect import verify_collect_batch
-from keel_lab._core.tools import ToolOutcome
+from keel_lab import Code, ToolError, ToolOutcome, failure
 
 # `runs_its_own_loop` hands asyncio.run a coroutine that the running loop refuses, never awaited
 pytestmark = [pytest.mark.ch6, pytest.mark.filterwarnings(
     "ignore:coroutine 'runs_its_own_loop.<locals>.all_calls' was never awaited")]
 
 
+async def answered(request, run):
+    """One call's outcome, or an error of its own when its run raises."""
+    try:
+        return await run(request)
+    except Exception as error:
+        return failure(request, Code.TOOL_INTERNAL_ERROR, repr(error))
+
+
 async def with_gather(batch, run):
-    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    outcomes = await asyncio.gather(*(answered(r, run) for r in batch))
     return [(o.call_id, o) for o in outcomes]
 
 
 async def with_tasks_by_id(batch, run):
     tasks = {r.call_id: asyncio.ensure_future(run(r)) for r in batch}
     await asyncio.wait(tasks.values())
-    return [(call_id, task.result()) for call_id, task in tasks.items()]
+    return [(r.call_id, failure(r, Code.TOOL_INTERNAL_ERROR, str(t.exception()))
+             if t.exception() else t.result()) for r, t in zip(batch, tasks.values(), strict=True)]
 
 
 async def as_a_dict_of_tasks(batch, run):  # the executor takes a mapping; the exercise does not
@@ -60,7 +69,7 @@ async def raises_on_failure(batch, run):
 
 async def with_a_task_group(batch, run):
     async with asyncio.TaskGroup() as group:
-        tasks = [group.create_task(run(r)) for r in batch]
+        tasks = [group.create_task(answered(r, run)) for r in batch]
     return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True)]
 
 
@@ -375,6 +384,145 @@ async def first_completed_only(batch, run):
     return [(r.call_id, by_id[r.call_id]) for r in batch if r.call_id in by_id]
 
 
+# --- a run that raises (issue 31): one call's exception must not take its siblings with it ---
+
+
+async def gather_by_id(batch, run):  # the chapter's solution while no run raised
+    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    by_id = {o.call_id: o for o in outcomes}
+    return [(r.call_id, by_id[r.call_id]) for r in batch]
+
+
+async def task_group_unguarded(batch, run):  # the first exception cancels the others
+    async with asyncio.TaskGroup() as group:
+        tasks = [group.create_task(run(r)) for r in batch]
+    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True)]
+
+
+async def wait_then_result(batch, run):
+    tasks = {r.call_id: asyncio.ensure_future(run(r)) for r in batch}
+    await asyncio.wait(tasks.values())
+    return [(call_id, task.result()) for call_id, task in tasks.items()]
+
+
+async def catches_only_tool_errors(batch, run):  # a lost worker raises no ToolError
+    async def one(r):
+        try:
+            return await run(r)
+        except ToolError as error:
+            return failure(r, error.code, str(error))
+    outcomes = await asyncio.gather(*(one(r) for r in batch))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def wraps_and_raises(batch, run):
+    try:
+        outcomes = await asyncio.gather(*(run(r) for r in batch))
+    except ConnectionError as error:
+        raise RuntimeError("the batch failed") from error
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def return_exceptions_read_as_outcomes(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    return [(o.call_id, o) for o in outcomes]
+
+
+async def exceptions_as_answers(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def drops_the_raised(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)
+            if isinstance(o, ToolOutcome)]
+
+
+async def raised_as_text(batch, run):  # no code: it reads as a success
+    async def one(r):
+        try:
+            return await run(r)
+        except Exception as error:
+            return ToolOutcome(r.call_id, r.name, str(error))
+    return [(r.call_id, o) for r, o in zip(batch, await asyncio.gather(*map(one, batch)),
+                                           strict=True)]
+
+
+async def raised_as_business_error(batch, run):
+    async def one(r):
+        try:
+            return await run(r)
+        except ConnectionError as error:
+            return failure(r, "worker_lost", str(error))
+    return [(r.call_id, o) for r, o in zip(batch, await asyncio.gather(*map(one, batch)),
+                                           strict=True)]
+
+
+async def retries_the_raised(batch, run):
+    async def one(r):
+        try:
+            return await run(r)
+        except ConnectionError:
+            return await run(r)
+    return [(r.call_id, o) for r, o in zip(batch, await asyncio.gather(*map(one, batch)),
+                                           strict=True)]
+
+
+async def one_error_for_all(batch, run):
+    try:
+        outcomes = await asyncio.gather(*(run(r) for r in batch))
+    except ConnectionError as error:
+        return [(r.call_id, failure(r, Code.TOOL_INTERNAL_ERROR, str(error))) for r in batch]
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def error_of_the_first_request(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    return [(r.call_id, o if isinstance(o, ToolOutcome)
+             else failure(batch[0], Code.TOOL_INTERNAL_ERROR, str(o)))
+            for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def task_group_then_errors(batch, run):
+    tasks = []
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(run(r)) for r in batch]
+    except* ConnectionError:
+        pass
+    return [(r.call_id, t.result() if not t.cancelled() and t.exception() is None
+             else failure(r, Code.TOOL_INTERNAL_ERROR, "lost")) for r, t in zip(batch, tasks,
+                                                                               strict=True)]
+
+
+async def first_exception_then_errors(batch, run):
+    tasks = [asyncio.ensure_future(run(r)) for r in batch]
+    done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+    return [(r.call_id, t.result() if t in done and t.exception() is None
+             else failure(r, Code.TOOL_INTERNAL_ERROR, "lost")) for r, t in zip(batch, tasks,
+                                                                               strict=True)]
+
+
+async def only_the_first_raised(batch, run):  # one exception per batch, it assumes
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    first = next((i for i, o in enumerate(outcomes) if isinstance(o, Exception)), None)
+    if first is not None:
+        outcomes[first] = failure(batch[first], Code.TOOL_INTERNAL_ERROR, str(outcomes[first]))
+    return [(r.call_id, o) for r, o in zip(batch, outcomes, strict=True)]
+
+
+async def waits_on_a_queue(batch, run):  # the raising call never puts its result
+    results = asyncio.Queue()
+
+    async def one(r):
+        await results.put((r.call_id, await run(r)))
+    started = [asyncio.ensure_future(one(r)) for r in batch]
+    by_id = dict([await results.get() for _ in started])
+    return [(r.call_id, by_id[r.call_id]) for r in batch]
+
+
+RAISING = "call_yTk9QzVPsv's run raised ConnectionError"
 WRONG = [
     (plain_def, "your function returned a list at once, with nothing to await: write it as "
                 "`async def collect_batch(...)`"),
@@ -461,6 +609,39 @@ WRONG = [
                             "is its answer - return it like a result"),
     (first_completed_only, "answered: wait for every call however long it takes - a timeout of "
                            "your own drops slow calls without a word"),
+    (gather_by_id, "call_yTk9QzVPsv 355 ms raises, call_SAGX1k3tLa 184 ms fails, call_QDdmbQ0MhU "
+                   f"460 ms): {RAISING}, and it left your function: the other calls' outcomes "
+                   "were lost with it, and none of the batch's 4 calls was answered"),
+    (task_group_unguarded, f"{RAISING}, and it left your function: the other calls' outcomes "
+                           "were lost with it, and none of the batch's 4 calls was answered; "
+                           "call_GjXzGuR2Ev, call_QDdmbQ0MhU cancelled before finishing"),
+    (wait_then_result, f"{RAISING}, and it left your function"),
+    (catches_only_tool_errors, f"{RAISING}, and it left your function"),
+    (wraps_and_raises, f"{RAISING}, and it left your function"),
+    (return_exceptions_read_as_outcomes, "your function raised AttributeError: "
+                                         "'ConnectionError' object has no attribute 'call_id'"),
+    (exceptions_as_answers, "you answered call_yTk9QzVPsv with a ConnectionError: pair each "
+                            "call id with its ToolOutcome, a failed call's too"),
+    (drops_the_raised, f"{RAISING}, and the call got no answer: a call without its tool "
+                       "message breaks the history"),
+    (raised_as_text, f"{RAISING}, and you answered it with a success: the model would take its "
+                     "content for the tool's result"),
+    (raised_as_business_error, f"{RAISING}, and you answered it with the code 'worker_lost': "
+                               "its code decides the run's status"),
+    (retries_the_raised, "call_yTk9QzVPsv ran 2 times: its side effects happened twice"),
+    (one_error_for_all, "call_GjXzGuR2Ev was answered with an error you built "
+                        "('tool_internal_error'), though its run did not raise: its own outcome "
+                        "was lost"),
+    (error_of_the_first_request, f"{RAISING}, and you answered it with an outcome made for "
+                                 "call_GjXzGuR2Ev: make its error from its own request"),
+    (task_group_then_errors, "call_GjXzGuR2Ev was cancelled when call_yTk9QzVPsv's run raised, "
+                             "and lost its own outcome, though its own run did not fail"),
+    (first_exception_then_errors, "call_GjXzGuR2Ev was answered with an error you built "
+                                  "('tool_internal_error'), though its run did not raise"),
+    (only_the_first_raised, "call_yyjURqPvjc 57 ms raises): you answered call_yyjURqPvjc with a "
+                            "ConnectionError"),
+    (waits_on_a_queue, "your function was still waiting 60 s after its last call had ended, "
+                       "and never returned"),
 ]
 
 # this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
@@ -474,16 +655,19 @@ def test_wrong_collectors_get_their_hint(answer, hint):
     assert hint in v.hints[0]
 
 
-def test_every_wrong_collector_reports_all_four_checks():
-    assert {verify_collect_batch(answer).total for answer, _ in WRONG} == {4}
+def test_every_wrong_collector_reports_all_five_checks():
+    assert {verify_collect_batch(answer).total for answer, _ in WRONG} == {5}
 
 
-# The reviewer's right answers.
+# The reviewer's right answers, each made to answer a call whose run raises (issue 31).
 async def task_group_slots(batch, run):
     slots = [None] * len(batch)
 
     async def fill(i, request):
-        slots[i] = await run(request)
+        try:
+            slots[i] = await run(request)
+        except Exception as error:
+            slots[i] = failure(request, Code.TOOL_INTERNAL_ERROR, repr(error))
 
     async with asyncio.TaskGroup() as group:
         for i, request in enumerate(batch):
@@ -493,7 +677,7 @@ async def task_group_slots(batch, run):
 
 async def as_completed_then_lookup(batch, run):
     by_id = {}
-    for fut in asyncio.as_completed([run(r) for r in batch]):
+    for fut in asyncio.as_completed([answered(r, run) for r in batch]):
         outcome = await fut
         by_id[outcome.call_id] = outcome
     return [(r.call_id, by_id[r.call_id]) for r in batch]
@@ -503,16 +687,15 @@ async def futures_and_callbacks(batch, run):
     loop = asyncio.get_running_loop()
     futures = [loop.create_future() for _ in batch]
 
-    def relay(future):
+    def relay(request, future):
         def done(task):
-            future.set_result(task.result())
+            error = task.exception()
+            future.set_result(task.result() if error is None
+                              else failure(request, Code.TOOL_INTERNAL_ERROR, str(error)))
         return done
 
-    tasks = []
     for request, future in zip(batch, futures, strict=True):
-        task = loop.create_task(run(request))
-        task.add_done_callback(relay(future))
-        tasks.append(task)
+        loop.create_task(run(request)).add_done_callback(relay(request, future))
     if futures:
         await asyncio.wait(futures)
     return list(zip((r.call_id for r in batch), (f.result() for f in futures), strict=True))
@@ -523,21 +706,31 @@ async def wait_all(batch, run):
         return []
     tasks = [asyncio.ensure_future(run(r)) for r in batch]
     await asyncio.wait(tasks)
-    return [(r.call_id, t.result()) for r, t in zip(batch, tasks, strict=True)]
+    return [(r.call_id, t.result() if t.exception() is None
+             else failure(r, Code.TOOL_INTERNAL_ERROR, repr(t.exception())))
+            for r, t in zip(batch, tasks, strict=True)]
+
+
+async def return_exceptions_mapped(batch, run):
+    outcomes = await asyncio.gather(*(run(r) for r in batch), return_exceptions=True)
+    return [(r.call_id, o if isinstance(o, ToolOutcome)
+             else failure(r, Code.TOOL_INTERNAL_ERROR, f"{type(o).__name__}: {o}"))
+            for r, o in zip(batch, outcomes, strict=True)]
 
 
 async def a_generator_of_pairs(batch, run):  # loose, harmless: the executor takes it too
-    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    outcomes = await asyncio.gather(*(answered(r, run) for r in batch))
     return ((o.call_id, o) for o in outcomes)
 
 
 async def lists_not_tuples(batch, run):
-    outcomes = await asyncio.gather(*(run(r) for r in batch))
+    outcomes = await asyncio.gather(*(answered(r, run) for r in batch))
     return [[r.call_id, o] for r, o in zip(batch, outcomes, strict=True)]
 
 
 RIGHT = [with_tasks_by_id, with_a_task_group, task_group_slots, as_completed_then_lookup,
-         futures_and_callbacks, wait_all, a_generator_of_pairs, lists_not_tuples]
+         futures_and_callbacks, wait_all, return_exceptions_mapped, a_generator_of_pairs,
+         lists_not_tuples]
 
 
 @pytest.mark.parametrize("answer", RIGHT, ids=[a.__name__ for a in RIGHT])
@@ -554,3 +747,18 @@ def test_wait_set_order_fails_in_whichever_batch_its_set_reorders():
     v = verify_collect_batch(wait_set_order)
     assert not v.passed
     assert "results stored in another order than the calls (completion order?)" in v.hints[0]
+
+
+def test_the_labs_collector_under_a_new_function_object_is_refused():
+    """A reviewer's cheat: the lab's own code, wrapped in a new function named for the exercise
+    (`types.FunctionType`), is the lab's, not an answer."""
+    import types
+
+    from keel_lab import gather_by_call_id
+
+    copy = types.FunctionType(gather_by_call_id.__code__, gather_by_call_id.__globals__,
+                              "collect_batch")
+    verdict = verify_collect_batch(copy)
+    assert not verdict.passed
+    assert verdict.hints[0].startswith("your function hands the exercise to the lab's own "
+                                       "keel_lab.gather_by_call_id")

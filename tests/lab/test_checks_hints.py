@@ -77,10 +77,10 @@ async def collect_two_or_more(batch, run):
         return await with_gather(batch, run)
 
 
-def resume_unless_all_done(events):
-    left = by_call_id(events)
-    if left:
-        return left
+def resume_unless_all_done(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    if run or ask:
+        return run, ask
 
 
 def accumulate_without_text(events):
@@ -123,8 +123,8 @@ ONE_BRANCH = {
     "collect_batch": (collect_two_or_more, "batch 0 (1 call: call_"),
     "answer_responses": (responses_after_reasoning, "[function_call "),
     "calls_to_resume": (resume_unless_all_done,
-                        "every call finished, the model not called again yet (return an empty "
-                        "list when no call is left): " + NONE),
+                        "every call finished, the model not called again yet (return two "
+                        "empty lists when no call is left): " + NONE),
     "accumulate": (accumulate_without_text,
                    "text deltas before, between and after the calls: " + NONE),
     "read_turn": (read_until_a_stall, "a stall before any event: stopped after 2 s of "

@@ -7,14 +7,21 @@ import random
 import pytest
 
 from keel_checks import check
-from keel_checks.providers import Recorder, response_output, verify_answer_responses
+from keel_checks.providers import (
+    Recorder,
+    _cases,
+    recorded_output,
+    response_output,
+    verify_answer_responses,
+)
 
 pytestmark = pytest.mark.ch7
 
 
 def answer_responses(output, run):
     return [{"type": "function_call_output", "call_id": i["call_id"],
-             "output": run(i["name"], i["arguments"])}
+             "output": '{"error": "item incomplete: not run"}'
+             if i.get("status") == "incomplete" else run(i["name"], i["arguments"])}
             for i in output if i["type"] == "function_call"]
 
 
@@ -23,9 +30,12 @@ def right_loop_with_envelope(output, run):
     for item in output:
         if item.get("type") != "function_call":
             continue
-        result = run(item["name"], json.loads(item["arguments"]))  # parsed arguments
+        if item.get("status") == "incomplete":
+            body = {"ok": False, "error": {"code": "item_incomplete", "message": "not run"}}
+        else:
+            body = {"ok": True, "data": run(item["name"], json.loads(item["arguments"]))}
         answers.append(dict(type="function_call_output", call_id=item["call_id"],
-                            output=json.dumps({"ok": True, "data": result})))
+                            output=json.dumps(body)))
     return list(reversed(answers))  # any order: the call_id pairs them
 
 
@@ -33,7 +43,8 @@ def right_generator(output, run):
     for item in output:
         if item["type"] == "function_call":
             yield {"call_id": item["call_id"], "type": "function_call_output",
-                   "output": run(item["name"], item["arguments"])}
+                   "output": run(item["name"], item["arguments"])
+                   if item["status"] == "completed" else "Refused: Incomplete item."}
 
 
 def wrong_item_id(output, run):
@@ -188,6 +199,72 @@ def missing_type_key(output, run):
             for item in output if item["type"] == "function_call"]
 
 
+# --- answers that skip the new step (issue 31): tools the provider ran, an incomplete item ---
+
+
+def one_liner(output, run):
+    return [{"type": "function_call_output", "call_id": item["call_id"],
+             "output": run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def only_completed_items(output, run):
+    return [{"type": "function_call_output", "call_id": item["call_id"],
+             "output": run(item["name"], item["arguments"])}
+            for item in output
+            if item["type"] == "function_call" and item["status"] == "completed"]
+
+
+def runs_when_the_arguments_parse(output, run):
+    answers = []
+    for item in output:
+        if item["type"] != "function_call":
+            continue
+        try:
+            json.loads(item["arguments"])
+        except ValueError:
+            result = json.dumps({"error": "arguments cut off"})
+        else:
+            result = run(item["name"], item["arguments"])
+        answers.append({"type": "function_call_output", "call_id": item["call_id"],
+                        "output": result})
+    return answers
+
+
+def an_empty_error(output, run):
+    return [{"type": "function_call_output", "call_id": item["call_id"],
+             "output": "" if item["status"] == "incomplete"
+             else run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def error_as_an_object(output, run):
+    return [{"type": "function_call_output", "call_id": item["call_id"],
+             "output": {"error": "item incomplete"} if item["status"] == "incomplete"
+             else run(item["name"], item["arguments"])}
+            for item in output if item["type"] == "function_call"]
+
+
+def refuses_the_whole_turn(output, run):
+    calls = [item for item in output if item["type"] == "function_call"]
+    cut = any(c["status"] == "incomplete" for c in calls)
+    return [{"type": "function_call_output", "call_id": c["call_id"],
+             "output": '{"error": "turn incomplete"}' if cut else run(c["name"], c["arguments"])}
+            for c in calls]
+
+
+def answers_every_tool_call(output, run):
+    return [{"type": "function_call_output", "call_id": item.get("call_id") or item["id"],
+             "output": run(item.get("name", item["type"]), item.get("arguments") or "{}")}
+            for item in output if item["type"].endswith("_call")]
+
+
+def answers_items_with_a_name(output, run):
+    return [{"type": "function_call_output", "call_id": item.get("call_id", item["id"]),
+             "output": run(item["name"], item["arguments"])}
+            for item in output if "name" in item]
+
+
 WRONG = [
     (wrong_item_id, "not the output item's id (fc_...)"),
     (wrong_sorted_pairing, "got the result of call_"),
@@ -223,6 +300,30 @@ WRONG = [
                                          "each call and put its own result in its output"),
     (missing_type_key, "search_logs call_MFLZDe1...]: an item has type None: a result goes back "
                        "as 'function_call_output'"),
+    (one_liner, "get_service_status call_6nsBvBq... incomplete, function_call search_logs "
+                "call_gacm06E..., mcp_call]: call call_6nsBvBqJd0ssw0FzvGr3GwnP ran, though its "
+                "item is incomplete: its arguments may be cut even when they parse (the lab's "
+                "policy: such a call never runs)"),
+    (only_completed_items, "call call_6nsBvBqJd0ssw0FzvGr3GwnP (get_service_status) got no "
+                           "output: its item is incomplete, yet every call gets exactly one "
+                           "output"),
+    (runs_when_the_arguments_parse, "call call_6nsBvBqJd0ssw0FzvGr3GwnP ran, though its item is "
+                                    "incomplete: its arguments may be cut even when they parse"),
+    (an_empty_error, "mcp_call]: the output of call_6nsBvBqJd0ssw0FzvGr3GwnP, '', does not say "
+                     "why the call did not run: the model reads it"),
+    (error_as_an_object, "mcp_call]: output of call_6nsBvBqJd0ssw0FzvGr3GwnP is a dict: the API "
+                         "takes text"),
+    (refuses_the_whole_turn, "mcp_call]: run was called 0 times for 2 calls: each call runs "
+                             "exactly once - some call was never run"),
+    (answers_every_tool_call, "case 14 [tool_search_call, tool_search_output, function_call "
+                              "get_weather call_pddfxhf...]: an output answers the "
+                              "tool_search_call item tsc_08a14073c7135dc10069aa686296c88190bff77"
+                              "ad137e79d59, the provider's own tool item (it ran and answered it "
+                              "itself): only function_call items get an output"),
+    (answers_items_with_a_name, "mcp_call]: an output answers the mcp_call item "
+                                "mcp_00b9cc7a23d047270068faa0e67fb0819fa9e21302c398e9ac, the "
+                                "provider's own tool item (it ran and answered it itself): only "
+                                "function_call items get an output"),
 ]
 
 # this module's tables of known-wrong answers, by exercise (the instructor's guide shows them)
@@ -259,6 +360,20 @@ def test_unsolved_and_raising_answers_say_so():
 def test_check_finds_the_exercise_by_name(capsys):
     check(answer_responses)
     assert "answer_responses: PASSED" in capsys.readouterr().out
+
+
+def test_the_real_turns_are_read_from_the_recordings():
+    cases = _cases()
+    assert [i["type"] for i in cases[14]] == ["tool_search_call", "tool_search_output",
+                                              "function_call"]
+    assert {"web_search_call", "mcp_call"} <= {i["type"] for i in cases[15]}
+    assert all(i["id"] in {r["id"] for r in recorded_output(name)} for i, name in [
+        (cases[14][2], "responses_tool_search_then_call.jsonl"),
+        (cases[16][1], "responses_reasoning_then_call.sse")])
+    cut_calls = [[i["call_id"] for i in c if i.get("status") == "incomplete"] for c in cases]
+    assert cut_calls == [[]] * 15 + [[cases[15][4]["call_id"]], [cases[16][1]["call_id"]]]
+    assert all(json.loads(i["arguments"]) for c in cases for i in c if i.get("status") ==
+               "incomplete")  # they parse: only the status says they may be cut
 
 
 def test_generated_outputs_look_like_the_api():

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from keel_lab import CallState, RunCall, StreamAssembler, ToolOutcome, ToolRequest
+from keel_lab import (
+    CallState,
+    Code,
+    RunCall,
+    StreamAssembler,
+    ToolOutcome,
+    ToolRequest,
+    failure,
+)
 from keel_lab._core.streaming import Finish
 from keel_lab.course._experiments.batching import timeline
 from keel_lab.course._experiments.faults import faults, observe
@@ -37,7 +45,8 @@ def solution(chapter: str, name: str):
                 f"def {name}(" in source):
             namespace = {"asyncio": asyncio, "StreamAssembler": StreamAssembler,
                          "ToolRequest": ToolRequest, "RunCall": RunCall,
-                         "ToolOutcome": ToolOutcome, "CallState": CallState}
+                         "ToolOutcome": ToolOutcome, "CallState": CallState, "Code": Code,
+                         "failure": failure}
             exec(source, namespace)  # the course's own solution
             return namespace[name]
     raise LookupError(f"{chapter} has no exercise {name}")

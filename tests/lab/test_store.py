@@ -4,7 +4,7 @@ import pytest
 
 from keel_lab._core.events import Event
 from keel_lab._core.protocol import ToolRequest
-from keel_lab.course._production.store import EventStore, Record, to_resume
+from keel_lab.course._production.store import EventStore, Record, resume_plan, to_resume
 
 pytestmark = pytest.mark.ch8
 
@@ -43,3 +43,16 @@ def test_to_resume_runs_every_confirmed_call_without_an_outcome(tmp_path):
     store.append("other", Event("tool.finished", "c3", 0.1))  # another run's call
     assert to_resume(store.read(run_id="r")) == ["c1", "c3"]
     assert store.read()[0].name == "lookup_incident" and isinstance(store.read()[0], Record)
+
+
+def test_resume_plan_reruns_a_started_call_only_for_an_idempotent_tool(tmp_path):
+    store = EventStore(tmp_path / "e.jsonl")
+    for n, name in enumerate(["lookup_incident", "add_incident_note", "add_incident_note"]):
+        store.confirm("r", ToolRequest(f"c{n}", name, "{}", {}), 0.0)
+    store.append("r", Event("tool.requested", "c0", 0.0))
+    store.append("r", Event("tool.requested", "c1", 0.0))  # c2 never started
+    records = store.read()
+    assert resume_plan(records, {"lookup_incident"}) == (["c0", "c2"], ["c1"])
+    assert resume_plan(records, set()) == (["c2"], ["c0", "c1"])
+    assert resume_plan(records, {"lookup_incident", "add_incident_note"}) == (
+        ["c0", "c1", "c2"], [])

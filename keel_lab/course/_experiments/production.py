@@ -181,9 +181,12 @@ def graph_log(seed: int = 0, kept: int = 11, limit: int = 4) -> list[Record]:
 
 def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Report:
     """The note turn crashes just before its `crash_before` record reaches the store, and a
-    restarted process runs what `to_resume` finds. The notes live in the incident system, which
-    outlives the agent: a plain note tool writes again when the crash fell after its effect; one
-    that de-duplicates on the call id it is given answers the repeat from what it stored."""
+    restarted process runs what `to_resume` finds: every call without an outcome, the
+    at-least-once rule whose cost this shows (the lab's policy, `resume_plan`, reruns a started
+    call only for an idempotent tool and asks a person about the rest). The notes live in the
+    incident system, which outlives the agent: a plain note tool writes again when the crash
+    fell after its effect; one that de-duplicates on the call id it is given answers the repeat
+    from what it stored."""
     request = assemble(offline_stream(_(NOTE), seed)).requests[0]
     rows: list[dict[str, object]] = []
     for dedupe in (False, True):

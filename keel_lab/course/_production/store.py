@@ -5,14 +5,15 @@ Every event is one JSON line with the next sequence number, written and flushed 
 shipper) remembers the last number it saw and asks for what came after it: a dropped
 connection resumes without a gap or a duplicate. A turn's confirmed calls are written before any
 of them runs, and call ids run through every record, so a restarted turn can tell from the store
-alone which calls it still has to run (`to_resume`).
+alone which calls it still has to run (`to_resume`), and which of them may run again without a
+person's word (`resume_plan`, the lab's policy).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
@@ -94,3 +95,19 @@ def to_resume(records: Iterable[Record]) -> list[str]:
     records = list(records)
     done = {r.ref for r in records if r.kind in TERMINAL}
     return list(dict.fromkeys(r.ref for r in records if r.kind == CONFIRMED and r.ref not in done))
+
+
+def resume_plan(records: Iterable[Record],
+                idempotent: Collection[str]) -> tuple[list[str], list[str]]:
+    """The lab's policy for a restarted turn: `to_resume`'s calls split into those it runs at
+    once and those a person must confirm first, each in request order. A call that never
+    started runs; one that started may have had its effect already, so it runs again only if
+    its tool is named in `idempotent` (a read, or a tool that de-duplicates on the call id)."""
+    records = list(records)
+    started = {r.ref for r in records if r.kind == "tool.requested"}
+    names = {r.ref: r.name for r in records if r.kind == CONFIRMED}
+    run: list[str] = []
+    ask: list[str] = []
+    for ref in to_resume(records):
+        (ask if ref in started and names[ref] not in idempotent else run).append(ref)
+    return run, ask
