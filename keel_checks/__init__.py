@@ -4,7 +4,7 @@ table (`exercises`), their checks, verdicts and the learner's progress log (`pro
 Notebooks reach `check` and `show_progress` through `keel_lab.course`. A check judges what a
 learner's function does, not its text.
 
-`check(fn)` runs the verifier of the exercise the function is named after. A passing function
+`check(fn)` runs the verifier of the exercise whose name `fn` is bound to. A passing function
 prints the same lines whatever its implementation, so the solution notebooks compare them with
 saved output; an answer that only calls the lab's own implementation is reported as such
 (`delegation`).

@@ -1,8 +1,9 @@
-"""`check(fn)`: the verdict on an exercise function, found by its name."""
+"""`check(fn)`: the verdict on an exercise function, found by the exercise name it is bound to."""
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -46,7 +47,7 @@ POINTS: dict[str, int] = {x.name: x.points for x in EXERCISES}
 
 
 def misnamed(name: object) -> str | None:
-    """Why a function of this `__name__` is no exercise (a lambda, a renamed copy), or None; the
+    """Why a function of this name, bound to no exercise's name, is no exercise, or None; the
     grader asks too, so its verdict is the notebook's."""
     if isinstance(name, str) and name in VERIFIERS:
         return None
@@ -54,19 +55,32 @@ def misnamed(name: object) -> str | None:
         name=repr(name), names=", ".join(VERIFIERS))
 
 
+def exercise_of(fn: object, where: Mapping[str, Any]) -> str | None:
+    """The exercise `fn` answers: the exercise name it is bound to in `where` (the namespace the
+    check runs in), so a lambda, a `functools.partial`, a callable object or a function defined
+    under another name and assigned is judged as what it answers; else its own `__name__`. The
+    grader serves a submission's function by the exercise name it is bound to, so both agree."""
+    bound = [name for name in VERIFIERS if where.get(name) is fn]
+    if len(bound) == 1:
+        return bound[0]
+    name = getattr(fn, "__name__", None)
+    return name if isinstance(name, str) and name in VERIFIERS else None
+
+
 def check(fn: Callable[..., Any]) -> None:
-    """Print the verdict on an exercise function (found by its name). In a notebook, an answer
+    """Print the verdict on an exercise function (found by the exercise name it is bound to,
+    or its own name: `exercise_of`). In a notebook, an answer
     that does not pass yet shows NOT YET and its hints where it stands, and the notebook runs on,
     as otter-grader's checks do: Run All reaches the end. Where a failure must fail its cell
     (`make check`, nbval on the learner's copy, nbgrader: they set `KEEL_CHECKS=raise`), it
     raises `ExerciseNotPassed` with the hints. A pass returns nothing, so a notebook cell shows
     only the verdict lines."""
     __tracebackhide__ = True  # pytest and IPython show the hints, not this frame
-    wrong = misnamed(getattr(fn, "__name__", fn))
-    if wrong:
-        _not_yet(wrong)
+    exercise = exercise_of(fn, sys._getframe(1).f_globals)
+    if exercise is None:
+        _not_yet(misnamed(getattr(fn, "__name__", fn)) or "")
         return
-    verdict = VERIFIERS[fn.__name__](fn)
+    verdict = VERIFIERS[exercise](fn)
     print(verdict)
     record(verdict)  # the learner's progress file; never fails the check, prints nothing
     if not verdict.passed:

@@ -143,10 +143,13 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
           channel: Channel, requests: Requests) -> None:
     """Serve the function bound to `name` to the grader's verifier, each call watched: what it
     returned or raised, how far it moved the virtual clock, what the watch found."""
+    from keel_checks.check import exercise_of
+
     fn = namespace.get(name)
     refused = refusal(f"the notebook changed the lab's code ({changed[0]})") if changed else None
+    # the exercise it is bound to, as `check` finds it: a lambda or a partial is judged too
     channel.send(serve=name, defined=name in namespace, refused=refused,
-                 name=getattr(fn, "__name__", None) if fn is not None else None)
+                 name=exercise_of(fn, namespace) if fn is not None else None)
     from keel_checks.delegation import watched
     from keel_checks.verdict import where
     from keel_lab._core.clock import clock_moves

@@ -183,6 +183,10 @@ LAMBDA = ("status_history = lambda events, fatal={'unknown_tool', 'tool_internal
           "next((i for i, e in enumerate(events) if e.code in fatal), len(events)))\n")
 INSTANCE = "class StatusHistory:\n    def __call__(self, events):\n        return run(events)\n" + \
     RIGHT.replace("status_history", "run") + "status_history = StatusHistory()\n"
+RENAMED = RIGHT.replace("def status_history(", "def statuses(") + "status_history = statuses\n"
+PARTIAL_OF_RIGHT = ("import functools\n" + RIGHT.replace("def status_history(", "def statuses(")
+                    + "status_history = functools.partial(statuses)\n")
+WRONG_LAMBDA = "status_history = lambda events: ['completed']\n"
 IN_IF = "if True:\n" + "".join("    " + line for line in RIGHT.splitlines(True))
 COMPUTED_CONSTANT = RIGHT.replace(
     '{"unknown_tool", "tool_internal_error", "invalid_tool_output"}', "FATAL")
@@ -306,10 +310,13 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
                            {"status_history": "FileNotFoundError"}, []),
     "t2_table_of_counts": (_solved_with(TABLE_COUNT, solved("02_pairing")), 2, 3,
                            {"count_in_order": "count_in_order(", "pair_results": None}, []),
-    # the notebook's check refuses both (no exercise is called '<lambda>'), so the grader does
-    "lambda": (_status(LAMBDA), 0, 3, {"status_history": "no exercise is called"}, []),
-    "callable_instance": (_status(INSTANCE), 0, 3, {"status_history": "no exercise is called"},
-                          []),
+    # every fair spelling is judged as the exercise it is bound to, here as in the notebook
+    "fair_lambda": (_status(LAMBDA), 3, 3, {"status_history": None}, []),
+    "fair_callable_instance": (_status(INSTANCE), 3, 3, {"status_history": None}, []),
+    "fair_partial": (_status(PARTIAL_OF_RIGHT), 3, 3, {"status_history": None}, []),
+    "fair_renamed": (_status(RENAMED), 3, 3, {"status_history": None}, []),
+    "wrong_lambda_gets_the_exercises_hint": (_status(WRONG_LAMBDA), 0, 3,
+                                             {"status_history": "got ['completed']"}, []),
     "fair_def_inside_if": (_status(IN_IF), 3, 3, {"status_history": None}, []),
     "fair_no_tags": (untagged(solved("05_partial_success")), 3, 3, {"status_history": None},
                      []),

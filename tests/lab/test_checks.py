@@ -1,9 +1,11 @@
 """The exercise checks must discriminate: right answers in any style pass, each known-wrong
 answer fails with the hint that names its mistake. One table per exercise."""
 
+import functools
 import json
 
 import pytest
+from test_checks_status_history import with_a_loop
 
 import keel_lab
 from keel_checks import ExerciseNotPassed, check
@@ -1071,6 +1073,30 @@ def test_a_passing_check_prints_the_verdict_and_returns_nothing(capsys):
         return ["waiting_for_approval"] * len(stops) + end
     assert check(status_history) is None
     assert capsys.readouterr().out.endswith("status_history: PASSED (17/17 checks)\n")
+
+
+def test_every_fair_spelling_is_judged_as_the_exercise_it_is_bound_to(capsys):
+    """A lambda, a partial, a callable object and a function defined under another name and
+    assigned: each is checked as the exercise whose name it is bound to where `check` runs, and a
+    wrong one gets the exercise's hint, not a complaint about its name."""
+    global status_history
+    spellings = {"lambda": lambda events: with_a_loop(events),
+                 "partial": functools.partial(with_a_loop),
+                 "callable object": type("Statuses", (), {"__call__": lambda self, events:
+                                                          with_a_loop(events)})(),
+                 "renamed": with_a_loop}
+    try:
+        for spelling, fn in spellings.items():
+            status_history = fn
+            check(status_history)
+            assert capsys.readouterr().out.endswith("status_history: PASSED (17/17 checks)\n"), \
+                spelling
+        status_history = lambda events: pauses_only(events)  # noqa: E731 - a wrong rule
+        check(status_history)
+        out = capsys.readouterr().out
+        assert "no exercise is called" not in out and out.endswith("NOT YET (2/17 checks)\n")
+    finally:
+        del status_history
 
 
 def test_check_names_the_exercises_for_an_unknown_function(raising):
