@@ -89,4 +89,7 @@ def _run(coro: Coroutine[Any, Any, T], virtual: bool) -> T:
     try:
         return loop.run_until_complete(coro)
     finally:
-        loop.close()
+        try:  # as asyncio.run does: a stream read up to its finish and left is closed here,
+            loop.run_until_complete(loop.shutdown_asyncgens())  # not garbage on a closed loop
+        finally:
+            loop.close()
