@@ -62,8 +62,14 @@ GENERATED = ("genindex", "search")  # pages Sphinx writes in every edition
 CATALOG = "site"  # site/locale/<locale>/LC_MESSAGES/site.po: the site's own text
 TITLE = "keel-lab: parallel and streamed tool calls"
 SWITCH = "Language"  # the language switch's name for screen readers
+# The names a screen reader gives the rest of a page (axe-core checks every page:
+# tests/course/test_site_a11y.py): Furo's two sidebars, and each code block, which scrolls sideways
+# when its lines are wide and so is a region the keyboard reaches; {n} counts the page's code
+# cells, or its other code blocks.
+NAMES = {"contents": "Course contents", "on_page": "On this page", "code": "Code cell {n}",
+         "output": "Output of code cell {n}", "example": "Code example {n}"}
 READ = "Read the course"  # the first page's link to each edition, in its language
-STRINGS = (TITLE, SWITCH, READ)  # the site's text outside site/index.md
+STRINGS = (TITLE, SWITCH, READ, *NAMES.values())  # the site's text outside site/index.md
 FONT_CSS = "keel-cjk.css"  # in site/_static/, kept only in an edition that serves the font
 SCHEMA = get_validator(version=4, version_minor=nbformat.v4.nbformat_minor)  # type: ignore[no-untyped-call]
 
@@ -152,6 +158,7 @@ def described(edition: Edition) -> dict[str, object]:
     """An edition as edition.json gives it to conf.py: its fields and its translated strings."""
     tr = edition.translate()
     return {**asdict(edition), "notebooks": None, "title": tr(TITLE), "switch": tr(SWITCH),
+            "names": {key: tr(text) for key, text in NAMES.items()},
             "css": [FONT_CSS] if edition.font else []}
 
 
