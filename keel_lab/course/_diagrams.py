@@ -17,11 +17,12 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from keel_lab._core.messages import AssistantMessage, Message, ToolMessage
 from keel_lab._core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
 from keel_lab._i18n import N_, _
+from keel_lab.course._alt import describe, listing
 from keel_lab.course._fonts import register_cjk_font
+from keel_lab.course._styles import LineStyle, indexed
 
 register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
-CALL_COLORS = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02")
 ROLE_COLORS = {"system": "#eeeeee", "user": "#dbe9f6", "assistant": "#fdebd3", "tool": "#e3f1e0"}
 MISSING = "#d62728"
 WIDTH = 10.0  # data units across; message boxes take the left part, arrows the right margin
@@ -34,17 +35,19 @@ def _short(text: str, limit: int) -> str:
 
 
 def _box(ax: Any, x: float, y: float, w: float, h: float, face: str, edge: str = "#555555",
-         lw: float = 1.0) -> None:
+         lw: float = 1.0, ls: LineStyle = "-") -> None:
     ax.add_patch(FancyBboxPatch((x, y - h), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                facecolor=face, edgecolor=edge, linewidth=lw))
+                                facecolor=face, edgecolor=edge, linewidth=lw, linestyle=ls))
 
 
 def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
     """The history top to bottom; each call of an assistant message is an inner box, and an arrow
     runs from it to the tool message whose `tool_call_id` matches - found by id, not by place, so
-    a result in another position still points right and a call without one is marked."""
+    a result in another position still points right and a call without one is marked. Each
+    call's box, arrow and tool message share a colour and a line style (`_styles.CYCLE`)."""
     calls = [c.id for m in messages if isinstance(m, AssistantMessage) for c in m.tool_calls]
-    color = {call_id: CALL_COLORS[i % len(CALL_COLORS)] for i, call_id in enumerate(calls)}
+    look = {call_id: indexed(i) for i, call_id in enumerate(calls)}
+    color = {call_id: s.color for call_id, s in look.items()}
     heights = [0.9 + (0.75 * len(m.tool_calls) if isinstance(m, AssistantMessage) else 0.0)
                for m in messages]
     fig = Figure(figsize=(9.0, 0.75 * (sum(heights) + 0.4 * len(messages)) + 0.9), dpi=100,
@@ -55,13 +58,15 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
     answer_at: dict[str, float] = {}
     y = 0.0
     for message, h in zip(messages, heights, strict=True):
+        answers = look.get(getattr(message, "tool_call_id", ""))
         _box(ax, 0.0, y, BOX, h, ROLE_COLORS.get(message.role, "white"),
-             edge=color.get(getattr(message, "tool_call_id", ""), "#555555"),
-             lw=2.0 if isinstance(message, ToolMessage) else 1.0)
+             edge=answers.color if answers else "#555555",
+             lw=2.0 if isinstance(message, ToolMessage) else 1.0,
+             ls=answers.linestyle if answers else "-")
         ax.text(0.12, y - 0.3, message.role, fontsize=10, fontweight="bold", va="center")
         if isinstance(message, ToolMessage):
             ax.text(1.3, y - 0.3, f"tool_call_id: {message.tool_call_id}", fontsize=8,
-                    family="monospace", va="center", color=color.get(message.tool_call_id))
+                    family="monospace", va="center")
             answer_at.setdefault(message.tool_call_id, y - 0.45)
         ax.text(1.3, y - (0.65 if isinstance(message, ToolMessage) else 0.3),
                 _short(message.content, width) or _("(no text)"), fontsize=8, va="center",
@@ -69,9 +74,10 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
         if isinstance(message, AssistantMessage):
             for i, call in enumerate(message.tool_calls):
                 top = y - 0.7 - 0.75 * i
-                _box(ax, 1.3, top, BOX - 1.5, 0.6, "white", edge=color[call.id], lw=2.0)
+                _box(ax, 1.3, top, BOX - 1.5, 0.6, "white", edge=color[call.id], lw=2.0,
+                     ls=look[call.id].linestyle)
                 ax.text(1.42, top - 0.18, f"id: {call.id}", fontsize=8, family="monospace",
-                        va="center", color=color[call.id])
+                        va="center")
                 ax.text(1.42, top - 0.43, f"{call.name}({_short(call.arguments, width - 20)})",
                         fontsize=8, family="monospace", va="center")
                 call_at[call.id] = top - 0.3
@@ -83,7 +89,7 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
                 connectionstyle=f"arc,angleA=0,angleB=0,armA={30 + 22 * i},"
                                 f"armB={30 + 22 * i + 8},rad=8",
                 arrowstyle="-|>", mutation_scale=14, color=color[call_id], linewidth=1.6,
-                gid=f"pair:{call_id}"))
+                linestyle=look[call_id].linestyle, gid=f"pair:{call_id}"))
         else:
             ax.text(BOX - 0.1, call_at[call_id],
                     _("  no tool message:\n  the provider rejects this"), fontsize=8,
@@ -92,7 +98,15 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
     ax.set_ylim(y, 0.2)
     ax.set_title(_("The chat messages of one run: every call's id is answered by one tool "
                    "message"), fontsize=10)
-    return fig
+    answered = [c for c in calls if c in answer_at]
+    finding = _("{n} messages ({roles}); {answered} of {calls} calls answered by the tool "
+                "message with their id").format(
+        n=len(messages), roles=listing(m.role for m in messages), answered=len(answered),
+        calls=len(calls))
+    if len(answered) < len(calls):
+        finding += _("; ").join(["", _("no tool message for {ids}").format(
+            ids=listing(c for c in calls if c not in answer_at))])
+    return describe(fig, finding)
 
 
 STAGES = (N_("model"), N_("deltas"), N_("assembler"), N_("calls"), N_("executor"),
@@ -141,4 +155,5 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     ax.set_ylim(-0.2, 1.4)
     first = calls[0].id if calls else "-"
     ax.set_title(_("One turn, end to end (first call id: {id})").format(id=first), fontsize=10)
-    return fig
+    return describe(fig, " \u2192 ".join(f"{_(stage)}: {' '.join(notes[stage].split())}"
+                                          for stage in STAGES))

@@ -5,17 +5,17 @@ Imported by the chapters only; it loads IPython, ipywidgets and matplotlib.
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 from collections.abc import Callable
 from typing import Any
 
 import ipywidgets as widgets
-from IPython.display import Image, display
+from IPython.display import display
 from matplotlib.figure import Figure
 
 from keel_lab._i18n import N_, _
+from keel_lab.course._alt import alt_text, img
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._plots import plot
 
@@ -30,6 +30,13 @@ def png(fig: Figure) -> bytes:
     return buffer.getvalue()
 
 
+def figure_bundle(fig: Figure, image: bytes | None = None) -> dict[str, str]:
+    """The figure as a display bundle: an `<img>` with its alt text (`_alt` says why HTML), and
+    the alt text alone where no HTML is shown."""
+    alt = alt_text(fig)
+    return {"text/html": img(image if image is not None else png(fig), alt), "text/plain": alt}
+
+
 def show(item: Report | Figure) -> None:
     """Display a figure, or a report's table and then its figure."""
     if isinstance(item, Report):
@@ -38,7 +45,7 @@ def show(item: Report | Figure) -> None:
         if fig is None:
             return
         item = fig
-    display(Image(png(item)))
+    display(figure_bundle(item), raw=True)
 
 
 class Explorer:
@@ -86,8 +93,8 @@ class Explorer:
         with self.output:
             if self.table:
                 print(self.report.table())
-            if self.image is not None:
-                display(Image(self.image))
+            if self.figure is not None and self.image is not None:
+                display(figure_bundle(self.figure, self.image), raw=True)
 
     def snapshot(self) -> str:
         """The current state as plain HTML (controls, table, plot as a data URI): no script, so
@@ -98,10 +105,7 @@ class Explorer:
         if self.table and self.report is not None:
             parts.append(f"<pre>{html.escape(self.report.table())}</pre>")
         if self.figure is not None and self.image is not None:
-            title = self.figure.axes[0].get_title() if self.figure.axes else ""
-            data = base64.b64encode(self.image).decode("ascii")
-            parts.append(f'<img alt="{html.escape(title or "plot")}" '
-                         f'src="data:image/png;base64,{data}">')
+            parts.append(img(self.image, alt_text(self.figure)))
         return '<div class="keel-snapshot">\n' + "\n".join(parts) + "\n</div>"
 
     def _ipython_display_(self) -> None:

@@ -15,18 +15,12 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
 from keel_lab._i18n import N_, _
+from keel_lab.course._alt import describe, listing, number
 from keel_lab.course._experiments.mine import YOURS
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._fonts import register_cjk_font
 from keel_lab.course._sampling import binomial_range
-
-# Pairing strategies by their one name (`keel_lab._core.pairing.StrategyName`); the order
-# experiment's collectors, `gather` and `as_completed`, in the colours of the strategies built
-# on them.
-COLORS = {"position_over_gather": "#8da0cb", "position_over_completion": "#fc8d62",
-          "position_with_skip": "#e78ac3", "position_over_gather_filtered": "#e78ac3",
-          "by_call_id": "#66c2a5", "gather": "#8da0cb", "as_completed": "#fc8d62",
-          "yours": "#ffd92f"}  # the learner's own function (`pairing(mine=...)`), hatched too
+from keel_lab.course._styles import indexed, style
 
 register_cjk_font()  # Chinese labels draw from the shipped subset, Latin text stays DejaVu Sans
 
@@ -42,12 +36,6 @@ def _mode(mode: str) -> str:
     if limited and limited[1] in MODES:
         return _(MODES[limited[1]]).format(limit=limited[2])
     return _(mode)
-
-
-def _mark_yours(artist: Any) -> None:
-    """The learner's bar or span, hatched and outlined: told apart in grayscale too."""
-    artist.set_hatch("//")
-    artist.set_edgecolor("black")
 
 
 def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
@@ -69,12 +57,10 @@ def pairing_bars(report: Report) -> Figure:
     names = list(report.data["strategies"])
     fig, ax = _figure(8.5) if "yours" in names else _figure()  # room for a fifth name
     values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
-    bars = ax.bar([_(YOURS) if n == "yours" else n for n in names], values,
-                  color=[COLORS.get(n, "grey") for n in names])
-    for bar, name in zip(bars, names, strict=True):
-        if name == "yours":
-            _mark_yours(bar)
-    ax.bar_label(bars)
+    shown = [_(YOURS) if n == "yours" else n for n in names]
+    bars = [ax.bar(x, v, **style(n).fill()) for x, v, n in zip(shown, values, names, strict=True)]
+    for bar in bars:
+        ax.bar_label(bar)
     trials, p = report.params["trials"], report.data["theory"]
     _theory(ax, p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
     ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
@@ -83,15 +69,18 @@ def pairing_bars(report: Report) -> Figure:
     ax.set_ylim(0, trials * 1.1)
     ax.tick_params(axis="x", labelsize=8)
     ax.legend(loc="upper left", fontsize=8)
-    return fig
+    return describe(fig, _("trials with a mismatch out of {trials} per strategy: {counts}; "
+                           "theory for completion order: {expected}").format(
+        trials=number(trials), expected=number(round(trials * p)),
+        counts=listing(f"{n} {number(v)}" for n, v in zip(shown, values, strict=True))))
 
 
 def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
     fig, ax = _figure()
     rows = report.rows
     xs = [r[x] for r in rows]
-    for key, style in (("position_over_completion", "o-"), ("by_call_id", "s-")):
-        ax.plot(xs, [r[key] for r in rows], style, color=COLORS[key],
+    for key in ("position_over_completion", "by_call_id"):
+        ax.plot(xs, [r[key] for r in rows], **style(key).line(),
                 label=_("{key} (measured)").format(key=key))
     ax.plot(xs, [r["theory"] for r in rows], "k--", label=_("theory 1 - 1/n!"))
     trials = report.params["trials"]
@@ -105,7 +94,15 @@ def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
     ax.set_ylim(-0.05, 1.05)
     ax.set_title(title)
     ax.legend(fontsize=8)
-    return fig
+
+    def shares(key: str) -> str:
+        return listing(number(r[key]) for r in rows)
+
+    return describe(fig, _("{xlabel}: {xs}; share of trials with a mismatch, "
+                           "position_over_completion: {measured}; by_call_id: {ids}; "
+                           "theory: {theory}").format(
+        xlabel=xlabel, xs=listing(f"{x:g}" for x in xs), measured=shares(
+            "position_over_completion"), ids=shares("by_call_id"), theory=shares("theory")))
 
 
 def spread_plot(report: Report) -> Figure:
@@ -128,16 +125,20 @@ def order_bars(report: Report) -> Figure:
     fig, ax = _figure(6, 3.4)
     names = list(report.data["in_request_order"])
     trials = report.params["trials"]
-    bars = ax.bar(names, [report.data["in_request_order"][n] for n in names],
-                  color=[COLORS[n] for n in names])
-    ax.bar_label(bars)
-    _theory(ax, 1 / math.factorial(report.params["calls"]), trials,
+    counts = [report.data["in_request_order"][n] for n in names]
+    for name, count in zip(names, counts, strict=True):
+        ax.bar_label(ax.bar(name, count, **style(name).fill()))
+    p = 1 / math.factorial(report.params["calls"])
+    _theory(ax, p, trials,
             _("theory for as_completed: trials / {calls}!").format(calls=report.params["calls"]))
     ax.set_ylabel(_("trials in request order"))
     ax.set_ylim(0, trials * 1.1)
     ax.set_title(_("How often results come back in request order"))
     ax.legend(fontsize=8)
-    return fig
+    return describe(fig, _("trials in request order out of {trials}: {counts}; theory for "
+                           "as_completed: {expected}").format(
+        trials=number(trials), expected=number(round(trials * p)),
+        counts=listing(f"{n} {number(c)}" for n, c in zip(names, counts, strict=True))))
 
 
 def exceptions_bars(report: Report) -> Figure:
@@ -149,18 +150,20 @@ def exceptions_bars(report: Report) -> Figure:
     lost = [strategies[n]["unanswered_calls"] for n in names]
     wrong = [strategies[n]["mismatched_pairs"] - k for n, k in zip(names, lost, strict=True)]
     width = 0.38
-    for k, (values, color, label) in enumerate(
-            ((wrong, "#fc8d62", _("wrong: given another call's result")),
-             (lost, "#8da0cb", _("lost: no result, the call is unanswered")))):
+    for k, (values, key, label) in enumerate(
+            ((wrong, "wrong", _("wrong: given another call's result")),
+             (lost, "lost", _("lost: no result, the call is unanswered")))):
         xs = [i + (k - 0.5) * width for i in range(len(names))]
-        bars = ax.bar(xs, values, width, label=label, color=color)
+        bars = ax.bar(xs, values, width, label=label, **style(key).fill())
         ax.bar_label(bars, fontsize=8)
     ax.set_xticks(range(len(names)), names, fontsize=8)
     ax.set_ylabel(_("calls without their own result"))
     ax.set_title(_("When calls raise (failure rate {rate})")
                  .format(rate=report.params["failure_rate"]))
     ax.legend(fontsize=8)
-    return fig
+    return describe(fig, _("calls given another call's result / calls left unanswered, per "
+                           "strategy: {counts}").format(counts=listing(
+        f"{n} {number(w)} / {number(k)}" for n, w, k in zip(names, wrong, lost, strict=True))))
 
 
 def stream_plot(report: Report) -> Figure:
@@ -168,23 +171,34 @@ def stream_plot(report: Report) -> Figure:
     a fragment of it (so interleaved calls show their alternation); where each parses and runs."""
     fig, ax = _figure(9.0, 3.6)
     rows = report.rows
-    for index in sorted({r["index"] for r in rows}):
+    indexes = sorted({r["index"] for r in rows})
+    for index in indexes:
         mine = [r for r in rows if r["index"] == index]
         ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
-                marker=".", label=_("call {index}: argument characters").format(index=index))
+                **indexed(index).line(),
+                label=_("call {index}: argument characters").format(index=index))
         parsed = [r for r in mine if r["parses"] and not r["executable"]]
         ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
                 mfc="none", color="black")
-    ax.plot([], [], ".", color="grey", label=_("dot: a chunk carrying a fragment"))
+    ax.plot([], [], ".", color="black", label=_("dot: a chunk carrying a fragment"))
     ax.plot([], [], "o", mfc="none", color="black", label=_("parses, not executable"))
     finish = report.data["first_executable_chunk"]
     if finish is not None:
-        ax.axvline(finish, color="#66c2a5", lw=2, label=_("finish: calls become executable"))
+        ax.axvline(finish, color="black", ls=(0, (6, 2)), lw=1.5,
+                   label=_("finish: calls become executable"))
     ax.set_xlabel(_("chunk"))
     ax.set_ylabel(_("characters of arguments"))
     ax.set_title(_("Streamed fragments: nothing runs before the stream closes"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return fig
+    final = listing(_("call {index}: {n}").format(
+        index=i, n=number(len([r for r in rows if r["index"] == i][-1]["arguments"])))
+        for i in indexes)
+    return describe(fig, (_("argument characters per call when the stream ends: {final}; "
+                            "the calls become executable at chunk {finish} of {chunks}")
+                          if finish is not None else
+                          _("argument characters per call when the stream ends: {final}; "
+                            "no call becomes executable")).format(
+        final=final, finish=finish, chunks=max((r["chunk"] for r in rows), default=0)))
 
 
 def timeline_gantt(report: Report) -> Figure:
@@ -193,14 +207,11 @@ def timeline_gantt(report: Report) -> Figure:
     modes = list(dict.fromkeys(s["mode"] for s in spans))
     fig = Figure(figsize=(7.5, 1.2 + 1.6 * len(modes)), dpi=100, layout="constrained")
     axes = fig.subplots(len(modes), 1, sharex=True)
-    palette = ["#66c2a5", "#fc8d62", "#8da0cb", "#e78ac3", "#a6d854", "#ffd92f"]
     for ax, mode in zip(axes, modes, strict=True):
         mine = [s for s in spans if s["mode"] == mode]
         for y, s in enumerate(mine):
-            bar = ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
-                          color=palette[s["batch"] % len(palette)], edgecolor="black")
-            if mode == _(YOURS):
-                _mark_yours(bar.patches[0])
+            ax.barh(y, s["end_ms"] - s["start_ms"], left=s["start_ms"],
+                    **indexed(s["batch"]).fill())
         ax.set_yticks(range(len(mine)), [f"{s['call']} {s['name']}" for s in mine], fontsize=8)
         ax.invert_yaxis()
         wall = report.data["wall_s"][mode] * 1000
@@ -209,7 +220,12 @@ def timeline_gantt(report: Report) -> Figure:
                      .format(mode=_mode(mode), wall=f"{wall:.0f}", colour=_(colour)),
                      fontsize=10)
     axes[-1].set_xlabel(_("virtual time (ms)"))
-    return fig
+    first = [s for s in spans if s["mode"] == modes[0]]
+    return describe(fig, _("{calls} calls, the sum of their latencies {total} ms; colour groups "
+                           "per mode: {groups}").format(
+        calls=len(first), total=number(sum(s["end_ms"] - s["start_ms"] for s in first)),
+        groups=listing(f"{_mode(m)} {len({s['batch'] for s in spans if s['mode'] == m})}"
+                       for m in modes)))
 
 
 def outcomes_plot(report: Report) -> Figure:
@@ -218,15 +234,17 @@ def outcomes_plot(report: Report) -> Figure:
     rule, and bands that do not overlap are rates the runs tell apart."""
     fig, ax = _figure(9.0, 3.6)
     runs, xs = report.params["runs"], [r["failure_rate"] for r in report.rows]
-    for key, color, style, label in (
-            ("completed", "#66c2a5", "o-", N_("completed")),
-            ("partial", "#e6ab02", "s-", N_("completed, marked partial")),
-            ("failed", "#fc8d62", "^-", N_("failed (a tool crashed)")),
-            ("failed_if_fail_fast", "black", "x--", N_("failed if any error failed the run"))):
+    last = report.rows[-1]
+    shares = []
+    for key, label in (("completed", N_("completed")),
+                       ("partial", N_("completed, marked partial")),
+                       ("failed", N_("failed (a tool crashed)")),
+                       ("failed_if_fail_fast", N_("failed if any error failed the run"))):
         bands = [binomial_range(t[key], runs) for t in report.data["theory"]]
-        ax.fill_between(xs, [lo for lo, _ in bands], [hi for _, hi in bands], color=color,
-                        alpha=0.3, linewidth=0)
-        ax.plot(xs, [r[key] for r in report.rows], style, color=color, label=_(label))
+        ax.fill_between(xs, [lo for lo, _ in bands], [hi for _, hi in bands],
+                        color=style(key).color, alpha=0.3, linewidth=0)
+        ax.plot(xs, [r[key] for r in report.rows], **style(key).line(), label=_(label))
+        shares.append(f"{_(label)} {number(last[key])}")
     ax.set_xlabel(_("share of lookups that fail"))
     ax.set_ylabel(_("share of runs"))
     ax.set_ylim(0, 1.02)
@@ -234,10 +252,10 @@ def outcomes_plot(report: Report) -> Figure:
     ax.set_title(_("How runs end as tools fail ({runs} runs per rate; bands: 95% range "
                    "around the theory)").format(runs=runs), fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return fig
+    return describe(fig, _("with {rate} of lookups failing, over {runs} runs: {shares}").format(
+        rate=number(last["failure_rate"]), runs=number(runs), shares=listing(shares)))
 
 
-POLICY_COLORS = {"tolerated": "#66c2a5", "reported": "#8da0cb", "refused": "#fc8d62"}
 POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
                  "reported": N_("reported: shown, never run"),
                  "refused": N_("refused: a call or the turn\nnever runs")}
@@ -250,9 +268,9 @@ def quirks_plot(report: Report) -> Figure:
     fig, ax = _figure(7.5, 0.5 * len(groups) + 1.4)
     names = [_("{group} ({n})").format(group=_(g), n=sum(c.values())) for g, c in groups.items()]
     left = [0] * len(groups)
-    for p, color in POLICY_COLORS.items():
+    for p in POLICY_LABELS:
         counts = [c[p] for c in groups.values()]
-        ax.barh(names, counts, left=left, color=color, label=_(POLICY_LABELS[p]))
+        ax.barh(names, counts, left=left, **style(p).fill(), label=_(POLICY_LABELS[p]))
         left = [a + b for a, b in zip(left, counts, strict=True)]
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -260,20 +278,26 @@ def quirks_plot(report: Report) -> Figure:
     ax.set_ylabel(_("what the shape bends"))
     ax.set_title(_("Real-world stream shapes: the lab's policy for each"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside, over no bar
-    return fig
+    totals = {p: sum(c[p] for c in groups.values()) for p in POLICY_LABELS}
+    return describe(fig, _("{n} reported shapes: {tolerated} tolerated, {reported} reported, "
+                           "{refused} refused; per group (tolerated / reported / refused): "
+                           "{groups}").format(
+        n=number(sum(totals.values())), **{p: number(v) for p, v in totals.items()},
+        groups=listing(f"{_(g)} {c['tolerated']} / {c['reported']} / {c['refused']}"
+                       for g, c in groups.items())))
 
 
 def scheduling_gantt(report: Report) -> Figure:
-    """The timeline of each executor, one panel per scheduling mode."""
+    """The timeline of each executor, one panel per scheduling mode (alt text and all)."""
     fig = timeline_gantt(report)
     for ax in fig.axes:
         ax.set_ylabel(_("call"), fontsize=8)
     return fig
 
 
-SCREEN_COLORS = {N_("model still writing"): "#d9d9d9", N_("confirmed, not run yet"): "#8da0cb",
-                 N_("refused, never runs"): "#e78ac3", N_("cancelled, never ran"): "#fc8d62",
-                 N_("running"): "#ffd92f", N_("done"): "#66c2a5", N_("failed"): "#e41a1c"}
+# What the screen says about a call, in the order a call goes through it.
+PHASES = (N_("model still writing"), N_("confirmed, not run yet"), N_("refused, never runs"),
+          N_("cancelled, never ran"), N_("running"), N_("done"), N_("failed"))
 
 
 def screen_plot(report: Report) -> Figure:
@@ -283,9 +307,9 @@ def screen_plot(report: Report) -> Figure:
     for step, frame in enumerate(phases, 1):
         for y, phase in enumerate(frame):
             if phase:
-                ax.barh(y, 1, left=step - 0.5, color=SCREEN_COLORS[phase], edgecolor="white")
-    for phase, color in SCREEN_COLORS.items():
-        ax.barh(0, 0, color=color, label=_(phase))
+                ax.barh(y, 1, left=step - 0.5, **style(phase).fill())
+    for phase in PHASES:
+        ax.barh(0, 0, **style(phase).fill(), label=_(phase))
     ax.set_yticks(range(len(calls)), calls)
     ax.invert_yaxis()
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -295,7 +319,10 @@ def screen_plot(report: Report) -> Figure:
     ax.set_title(_("What the UI shows per call id (never cancelled)") if n == "never" else
                  _("What the UI shows per call id (cancel after: {n})").format(n=n))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return fig
+    return describe(fig, _("{calls} call ids over {events} events; the last event leaves {last}")
+                    .format(calls=len(calls), events=len(phases), last=listing(
+                        f"{call} {_(phase) if phase else '-'}"
+                        for call, phase in zip(calls, phases[-1] if phases else [], strict=True))))
 
 
 def block_close_plot(report: Report) -> Figure:
@@ -304,13 +331,11 @@ def block_close_plot(report: Report) -> Figure:
     left, right = fig.subplots(1, 2)
     rows = report.rows
     names = [_(r["policy"]) for r in rows]
-    colors = ["#66c2a5", "#fc8d62"]
-    for key, hatch, label in (("ms_to_all_results", "", _("stream start to last result")),
-                              ("ms_block_close_to_result", "//", _("block close to its result"))):
-        xs = [i + (0.2 if hatch else -0.2) for i in range(len(rows))]
-        bars = left.bar(xs, [r[key] for r in rows], 0.4, color=colors, hatch=hatch,
-                        edgecolor="black")
-        left.bar([0], [0], color="white", hatch=hatch, edgecolor="black", label=label)
+    for k, (key, label) in enumerate((("ms_to_all_results", _("stream start to last result")),
+                                      ("ms_block_close_to_result",
+                                       _("block close to its result")))):
+        xs = [i + (k - 0.5) * 0.4 for i in range(len(rows))]
+        bars = left.bar(xs, [r[key] for r in rows], 0.4, **style(key).fill(), label=label)
         left.bar_label(bars, fmt="%.0f", fontsize=8)
     left.set_ylim(0, max(1, *(r["ms_to_all_results"] for r in rows)) * 1.4)
     left.set_xticks(range(len(rows)), names, fontsize=8)
@@ -319,10 +344,10 @@ def block_close_plot(report: Report) -> Figure:
     left.set_title(_("Latency"), fontsize=10)
     left.legend(fontsize=7, loc="upper right")
     bottom = [0] * len(rows)
-    for key, color, label in (("run_in_cancelled_turns", "#8da0cb", _("turn cancelled or cut off")),
-                              ("run_in_refused_turns", "#e78ac3", _("turn refused (reused id)"))):
+    for key, label in (("run_in_cancelled_turns", N_("turn cancelled or cut off")),
+                       ("run_in_refused_turns", N_("turn refused (reused id)"))):
         values = [r[key] for r in rows]
-        bars = right.bar(names, values, bottom=bottom, color=color, label=label)
+        bars = right.bar(names, values, bottom=bottom, **style(label).fill(), label=_(label))
         bottom = [b + v for b, v in zip(bottom, values, strict=True)]
     right.bar_label(bars, labels=[str(b) for b in bottom], fontsize=8)
     right.set_ylim(0, max(max(bottom), 1) * 1.25)
@@ -334,7 +359,11 @@ def block_close_plot(report: Report) -> Figure:
     fig.suptitle(_("Start at block close or wait for the turn ({trials} turns, "
                    "{calls} calls each)").format(trials=report.params["trials"],
                                                  calls=report.params["calls"]), fontsize=11)
-    return fig
+    return describe(fig, _("mean ms from stream start to the last result: {latency}; calls run "
+                           "for turns that never completed: {run}").format(
+        latency=listing(f"{n} {number(r['ms_to_all_results'])}" for n, r in zip(
+            names, rows, strict=True)),
+        run=listing(f"{n} {number(b)}" for n, b in zip(names, bottom, strict=True))))
 
 
 def naive_clients_plot(report: Report) -> Figure:
@@ -342,10 +371,10 @@ def naive_clients_plot(report: Report) -> Figure:
     readings = report.data["readings"]
     fig, ax = _figure(7.5, 0.55 * len(readings) + 1.4)
     ys = range(len(readings))
-    for shift, key, color, label in ((-0.2, "lost", "#8da0cb", _("lost (the lab runs it)")),
-                                     (0.2, "wrong", "#e78ac3", _("wrong (the lab does not)"))):
+    for shift, key, label in ((-0.2, "lost", _("lost (the lab runs it)")),
+                              (0.2, "wrong", _("wrong (the lab does not)"))):
         bars = ax.barh([y + shift for y in ys], [t[key] for t in readings.values()], 0.4,
-                       color=color, label=label)
+                       **style(key).fill(), label=label)
         ax.bar_label(bars, fontsize=8)
     ax.set_yticks(list(ys), [f"{n}\n{t['source']}" for n, t in readings.items()], fontsize=8)
     ax.invert_yaxis()
@@ -354,7 +383,9 @@ def naive_clients_plot(report: Report) -> Figure:
     ax.set_ylabel(_("published client code"))
     ax.set_title(_("Naive readings against the lab's assembly"))
     ax.legend(fontsize=8, loc="lower right")
-    return fig
+    return describe(fig, _("calls lost / run wrongly over {n} recorded streams, per reading: "
+                           "{counts}").format(n=number(report.params["recordings"]), counts=listing(
+        f"{n} {number(t['lost'])} / {number(t['wrong'])}" for n, t in readings.items())))
 
 
 PLOTS: dict[str, Callable[[Report], Figure]] = {

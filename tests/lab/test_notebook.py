@@ -61,7 +61,7 @@ def test_png_is_deterministic():
 def test_show_prints_the_table_then_the_figure(capsys):
     show(pairing(20))
     out = capsys.readouterr().out
-    assert out.startswith("pairing: trials=20") and "Image" in out
+    assert out.startswith("pairing: trials=20") and "<img alt=" in out
 
 
 def test_the_snapshot_freezes_controls_table_and_plot():
