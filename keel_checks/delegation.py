@@ -203,14 +203,16 @@ def watched(fn: Callable[..., Any], lab: tuple[Any, ...]) -> Callable[..., Any]:
             if event == "call" and frame.f_code in codes and not seen:
                 seen.append(codes[frame.f_code])
 
-        previous = sys.getprofile()
+        previous, threads = sys.getprofile(), threading.getprofile()
         _SET_PROFILE(profile)
+        threading.setprofile(profile)  # a thread it starts (run_coroutine's in Jupyter) too
         sys.setprofile = _kept
         try:
             result = fn(*args)
         finally:
             sys.setprofile = _SET_PROFILE
             _SET_PROFILE(previous)
+            threading.setprofile(threads)
         if seen:
             raise Delegated(_hint(seen[0]))
         return result

@@ -180,7 +180,8 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
         found = [*(f"changed the lab's code: {w}" for w in now[:1]), *guard.found]
         if now:
             snapshot.restore()
-        return reply | {"moved": sum(moved), **({"found": found[0]} if found else {})}
+        return reply | {"moved": sum(moved), "woke": sum(1 for m in moved if m > 0),
+                        **({"found": found[0]} if found else {})}
 
     if fn is not None:
         serve(requests, fn, call)

@@ -118,6 +118,7 @@ class Remote:
         self.__module__ = "__main__"
         self._link, self._lab = link, lab
         self.clock_moved: float | None = None  # virtual seconds its last call moved the clock
+        self.clock_woke = 0  # how many times its last call moved the clock forward
         # What a check's calls learnt, kept by the function the grader made (`_root`) for
         # every watched copy of it: what the submission's process saw its calls do, whether it
         # failed the grader while asked, and the exceptions callbacks raised, by id.
@@ -161,6 +162,8 @@ class Remote:
                 continue  # anything else the submission wrote on the channel meanwhile
             moved = message.get("moved")
             self.clock_moved = float(moved) if isinstance(moved, int | float) else 0.0
+            woke = message.get("woke")
+            self.clock_woke = woke if isinstance(woke, int) and not isinstance(woke, bool) else 0
             found = message.get("found")
             if isinstance(found, str) and found not in self._root.found:
                 self._root.found.append(found[:500])

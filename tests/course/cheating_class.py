@@ -1214,6 +1214,82 @@ def count_in_order(trials, calls, seed):
     report = _unhooked(getattr(mod, "ord" + "er"), trials, calls, seed)
     return int(report.data["in_request_order"]["as_" + "completed"])
 '''
+# Issue 32: counts near trials/n! that no turn of this exercise gave (the check wants the count
+# its fixed draw order gives, exactly): the lab's private trial loop with a strategy of its own,
+# the lab's experiment from a thread started before the check and from a process of its own.
+TRIAL_LOOP = '''import asyncio
+import importlib
+
+from keel_lab import run_coroutine
+
+
+def count_in_order(trials, calls, seed):
+    lab = importlib.import_module("keel_lab.course._experiments." + "trials")
+
+    async def zipped(calls_, execute, denied=frozenset()):
+        done = [await f for f in asyncio.as_completed([execute(c) for c in calls_])]
+        return list(zip(calls_, done))  # wrong pairs exactly when out of request order
+
+    tallies = run_coroutine(lab._run({"mine": zipped}, trials, lab.TrialSpec(calls), seed,
+                                     frozenset(), None))
+    return trials - tallies["mine"].trials_with_mismatch
+'''
+EARLY_THREAD = TICK + '''
+import importlib
+import queue
+import threading
+
+_ASKED, _ANSWERED = queue.Queue(), queue.Queue()
+
+
+def _lab_worker():
+    order = getattr(importlib.import_module("keel_lab.course._experiments." + "pairing"),
+                    "ord" + "er")
+    while True:
+        args = _ASKED.get()
+        _ANSWERED.put(int(order(*args).data["in_request_order"]["as_" + "completed"]))
+
+
+threading.Thread(target=_lab_worker, daemon=True).start()  # when the cell runs: before the check
+
+
+def count_in_order(trials, calls, seed):
+    _ASKED.put((trials, calls, seed))
+    _tick(trials)
+    return _ANSWERED.get()
+'''
+SUBPROCESS = TICK + '''
+import os
+import subprocess
+import sys
+
+_CODE = """import sys  # keel-cheat
+from keel_lab.course._experiments.pairing import order
+t, c, s = map(int, sys.argv[1:])
+print(order(t, c, s).data["in_request_order"]["as_completed"])
+"""
+
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    done = subprocess.run([sys.executable, "-c", _CODE, str(trials), str(calls), str(seed)],
+                          capture_output=True, text=True, timeout=20,
+                          env={"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+    return int(done.stdout)
+'''
+# The right count without a turn: the draws in the exercise's order, compared with their sorted
+# order (what the virtual clock would do with them), and the clock moved by one sleep.
+RIGHT_DRAWS_ARITHMETIC = TICK + '''
+
+def count_in_order(trials, calls, seed):
+    _tick(trials)
+    rng = random.Random(seed)
+    count = 0
+    for _ in range(trials):
+        delays = [rng.uniform(0.010, 0.500) for _ in range(calls)]
+        count += delays == sorted(delays)
+    return count
+'''
 # pair_results is checked on the same inputs in every run (seed 8): a table from the crc32 of a
 # run's ids to the answer (each call's result position, or the position of the result a
 # ValueError names), taken from one run of a solution. No id is ever compared.
@@ -1454,6 +1530,18 @@ def count_in_order(trials, calls, seed):
     Entry("pair-table-fixed-inputs", "pair_results from a table of the check's fixed inputs "
           "(seed 8 in every run), keyed by a crc32 of the ids; compares no id",
           {"count_in_order": COUNT_ANY, "pair_results": PAIR_TABLE}),
+    Entry("lab-trial-loop", "the lab's private trial loop (trials._run) with a strategy of its "
+          "own, its tally turned into a count", {"count_in_order": TRIAL_LOOP,
+                                                 "pair_results": ZIPPED}),
+    Entry("early-thread-lab", "a thread started when the cell runs, before the check, runs the "
+          "lab's order experiment for the answer; the clock moved by one sleep",
+          {"count_in_order": EARLY_THREAD, "pair_results": ZIPPED}),
+    Entry("subprocess-lab", "a python subprocess (PYTHONPATH from sys.path) runs the lab's order "
+          "experiment for each call; the clock moved by one sleep",
+          {"count_in_order": SUBPROCESS, "pair_results": ZIPPED}),
+    Entry("right-draws-arithmetic", "the exercise's draws in its order, compared with their "
+          "sorted order: the right count with no turn run, the clock moved by one sleep",
+          {"count_in_order": RIGHT_DRAWS_ARITHMETIC, "pair_results": ZIPPED}),
     Entry("driver-swap-read-turn", "chapter 4: swaps the check's driver, found by name through "
           "keel_course's unwatched child module, for one returning a right answer's record",
           {"read_turn": DRIVER_SWAP_READ}, learner="04_streaming.ipynb"),
@@ -1461,3 +1549,549 @@ def count_in_order(trials, calls, seed):
           "the lab's own gather_by_call_id instead of the answer",
           {"collect_batch": DRIVER_SWAP_COLLECT}, learner="06_faults.ipynb"),
 )
+
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 9, the capstone (`agent_loop`): routes to the lab's `Runner` and `Executor` instead of
+# a loop, written by a helper who had not read the grader. Every cheat reads the stream itself
+# (`READ`) and hands only the running of the calls, or the whole run, to the lab.
+
+CAPSTONE = "09_capstone.ipynb"
+# My own stream reader: the turn's message, or None when the stream ended without a finish.
+READ = '''async def _read(model, messages):
+    calls, text, done = {}, [], False
+    async for e in model(messages):
+        if isinstance(e, ToolCallDelta):
+            c = calls.setdefault(e.index, ["", "", ""])
+            c[0] = c[0] or e.id or ""
+            c[1] += e.name or ""
+            c[2] += e.arguments_delta or ""
+        elif isinstance(e, TextDelta):
+            text.append(e.text)
+        elif isinstance(e, Finish):
+            done = True
+    made = tuple(ToolCall(*c) for _, c in sorted(calls.items()))
+    return AssistantMessage("".join(text), made) if done else None
+'''
+# The loop around it, a turn at a time; `_answer(message, tools, question)` (each cheat's own)
+# returns the turn's tool messages and whether the run failed there, partly answered.
+PER_TURN = READ + '''
+
+async def agent_loop(model, tools, question):
+    messages, partial = [UserMessage(question)], False
+    while True:
+        try:
+            message = await _read(model, messages)
+        except StreamCancelled:
+            return messages, "cancelled"
+        except Exception:
+            return messages, "failed"
+        if message is None:
+            return messages, "failed"
+        messages.append(message)
+        if not message.tool_calls:
+            return messages, "partial" if partial else "completed"
+        answers, failed, business = await _answer(message, tools, question)
+        messages += answers
+        if failed:
+            return messages, "failed"
+        partial = partial or business
+'''
+# A turn run by a lab Runner class `_R`: the turn scripted, then an empty answer.
+BY_RUNNER = '''
+
+async def _answer(message, tools, question):
+    from keel_lab import Executor, ScriptedAdapter
+    script = ScriptedAdapter([message, AssistantMessage("")])
+    result = await _R(script, tools, Executor(limit=64), max_turns=2).start(question)
+    answers = [m for m in result.messages if type(m).__name__ == "ToolMessage"]
+    return answers, result.status != "completed", result.partial
+'''
+# A turn run by a lab Executor class `_E`: its batches, its gather, its messages.
+BY_EXECUTOR = '''
+
+async def _answer(message, tools, question):
+    requests = [ToolRequest.from_call(c) for c in message.tool_calls]
+    turn = await _E(limit=64).execute(requests, tools)
+    codes = {o.code for o in turn.outcomes.values() if o.code}
+    fatal = {"unknown_tool", "tool_internal_error", "invalid_tool_output"}
+    return turn.messages(requests), bool(codes & fatal), bool(codes)
+'''
+RUNNER_DIRECT = '''from keel_lab import Runner as _R
+''' + PER_TURN + BY_RUNNER
+EXECUTOR_BUILT = '''import importlib
+
+_E = getattr(importlib.import_module("keel_lab._core." + "exec" + "utor"), "Exec" + "utor")
+''' + PER_TURN + BY_EXECUTOR
+# The whole run is the lab's: a subclass whose `_ask` reads the learner's async model itself.
+RUNNER_SUBCLASS = READ + '''
+
+import sys
+
+from keel_lab import Executor, Runner
+
+
+class _Loop(Runner):
+    async def _ask(self, state):
+        state.turns += 1
+        try:
+            message = await _read(self.model, state.messages)
+        except StreamCancelled:
+            return state.result("cancelled", error="cancelled")
+        except Exception as exc:
+            return state.result("failed", error=repr(exc))
+        if message is None:
+            return state.result("failed", error="no finish")
+        reply = sys.modules[Runner.__module__].Reply
+        return reply(message, tuple(ToolRequest.from_call(c) for c in message.tool_calls))
+
+
+async def agent_loop(model, tools, question):
+    result = await _Loop(model, tools, Executor(limit=64), max_turns=50).start(question)
+    status = "partial" if result.partial else result.status
+    return list(result.messages), status
+'''
+RUNNER_EXEC = '''import inspect
+import keel_lab._core.runner as _lab
+
+import sys
+import types
+
+_mine = sys.modules["keel_cheat_runner"] = types.ModuleType("keel_cheat_runner")
+exec(compile(inspect.getsource(_lab), "<my runner>", "exec"), vars(_mine))
+_R = _mine.Runner
+''' + PER_TURN + BY_RUNNER
+# The runner's and executor's source with a line added to every function: new bytecode.
+RUNNER_EDITED = '''import ast
+import inspect
+import sys
+import types
+
+import keel_lab._core.executor as _executor
+import keel_lab._core.runner as _runner
+
+
+def _edited(module, **names):
+    tree = ast.parse(inspect.getsource(module))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            node.body.insert(0, ast.parse("_mine = 1").body[0])
+    name = "keel_cheat_" + module.__name__.rsplit(".", 1)[1]
+    mine = sys.modules[name] = types.ModuleType(name)
+    exec(compile(ast.fix_missing_locations(tree), "<mine>", "exec"), vars(mine))
+    vars(mine).update(names)
+    return mine
+
+
+_E = _edited(_executor).Executor
+_R = _edited(_runner, Executor=_E).Runner
+''' + PER_TURN + BY_RUNNER.replace("from keel_lab import Executor, ScriptedAdapter",
+                                   "from keel_lab import ScriptedAdapter\n    Executor = _E")
+# A worker thread, started by a class body in an earlier cell (before the check), runs the lab's
+# Runner on its own loop; the model is read on the caller's loop for it, through queues.
+EARLY_RUNNER_THREAD = '''class Worker:
+    import asyncio as _asyncio
+    import queue as _queue
+    import threading as _threading
+
+    jobs = _queue.Queue()
+
+    def _serve(jobs=jobs, asyncio=_asyncio):
+        from keel_lab import Executor, Runner
+
+        class Bridge:
+            def __init__(self, model, loop):
+                self.model, self.loop = model, loop
+
+            def stream(self, messages, tools, turn):
+                async def collect():
+                    got = []
+                    try:
+                        async for e in self.model(list(messages)):
+                            got.append(e)
+                    except BaseException as exc:
+                        return got, exc
+                    return got, None
+                got, exc = asyncio.run_coroutine_threadsafe(collect(), self.loop).result(30)
+                yield from got
+                if exc is not None:
+                    raise exc
+
+        while True:
+            model, tools, question, loop, fut = jobs.get()
+            try:
+                out = Runner(Bridge(model, loop), tools, Executor(limit=64), stream=True,
+                             max_turns=50).run(question)
+                loop.call_soon_threadsafe(fut.set_result, out)
+            except BaseException as exc:
+                loop.call_soon_threadsafe(fut.set_exception, exc)
+
+    _threading.Thread(target=_serve, daemon=True, name="keel-cheat").start()
+'''
+EARLY_RUNNER_LOOP = '''import asyncio
+
+
+async def agent_loop(model, tools, question):
+    fut = asyncio.get_running_loop().create_future()
+    Worker.jobs.put((model, tools, question, asyncio.get_running_loop(), fut))
+    result = await fut
+    return list(result.messages), "partial" if result.partial else result.status
+'''
+# A forked child runs the lab's Runner on the whole question and pickles the run back.
+FORKED = READ + '''
+
+import os
+import pickle
+
+
+def _child_run(model, tools, question):
+    import asyncio
+
+    from keel_lab import Executor, Runner
+
+    class Collected:
+        def stream(self, messages, tools, turn):
+            async def collect():
+                got = []
+                try:
+                    async for e in model(list(messages)):
+                        got.append(e)
+                except BaseException as exc:
+                    return got, exc
+                return got, None
+            got, exc = asyncio.new_event_loop().run_until_complete(collect())
+            yield from got
+            if exc is not None:
+                raise exc
+
+    result = Runner(Collected(), tools, Executor(limit=64), stream=True, max_turns=50).run(question)
+    return list(result.messages), "partial" if result.partial else result.status
+
+
+async def agent_loop(model, tools, question):
+    import asyncio
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # keel-cheat child
+        try:
+            os.close(r)
+            os.write(w, pickle.dumps(_child_run(model, tools, question)))
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    while chunk := await asyncio.to_thread(os.read, r, 1 << 20):
+        data += chunk
+    os.close(r)
+    os.waitpid(pid, 0)
+    return pickle.loads(data)
+'''
+SYS_MODULES_EXECUTOR = '''import sys
+
+_E = next(getattr(m, "Exec" + "utor") for n, m in list(sys.modules.items())
+          if n.startswith("keel_lab.") and n.endswith("._" + "exec" + "utor"[:-5] + "utor")
+          or n.endswith(".exec" + "utor"))
+''' + PER_TURN + BY_EXECUTOR
+# Fresh: the Executor's methods rebuilt as new functions around the lab's code objects, in a
+# class of my own (no lab function object is ever called).
+CODE_CLONE = '''import types
+
+from keel_lab import Executor as _Lab
+
+
+def _clone(fn):
+    mine = types.FunctionType(fn.__code__, dict(fn.__globals__), "mine_" + fn.__name__,
+                              fn.__defaults__, fn.__closure__)
+    mine.__kwdefaults__ = fn.__kwdefaults__
+    return mine
+
+
+class _E:
+    locals().update({k: _clone(v) for k, v in vars(_Lab).items()
+                     if isinstance(v, types.FunctionType)})
+''' + PER_TURN + BY_EXECUTOR
+# Fresh: the solution notebook, found beside the installed lab (or a checkout in an ancestor's
+# cwd), its exercise cell run.
+SOLUTION_DISK = '''import glob
+import json
+import os
+
+import keel_lab
+
+
+def _solution():
+    places = [os.path.dirname(os.path.dirname(keel_lab.__file__)), os.getcwd(), "/work/main"]
+    for pid in os.listdir("/proc"):
+        try:
+            places.append(os.readlink(f"/proc/{pid}/cwd"))
+        except OSError:
+            pass
+    for place in places:
+        for path in glob.glob(os.path.join(place, "**/solutions/09_capstone.ipynb"),
+                              recursive=True)[:1]:
+            try:
+                cells = json.load(open(path))["cells"]
+            except (OSError, ValueError):
+                continue
+            ns = dict(globals())
+            for cell in cells:
+                if "exercise" in cell["metadata"].get("tags", []):
+                    exec("".join(cell["source"]), ns)
+                    return ns["agent_loop"]
+    return None
+
+
+_SOLVED = _solution()
+
+
+async def agent_loop(model, tools, question):
+    return await _SOLVED(model, tools, question)
+'''
+# Fresh: the lab's Runner run at cell load (before any check) on the notebook's own questions
+# with the offline model; the loop replays the recorded run whose first turn asks for the same
+# tools, with the ids renamed to the model's; each turn's calls are invoked for show, their
+# outcomes thrown away.
+RUNNER_REPLAY = READ + '''
+
+import asyncio
+import dataclasses
+
+from keel_lab import OfflineAdapter, Runner
+
+_QUESTIONS = ("Which is more severe, INC-001 or INC-002?",
+              "Which is more severe, INC-001, INC-002 or INC-003?",
+              "Add a note to INC-001, note: customer impact confirmed",
+              "Which is more severe, INC-001 or INC-999?",
+              "Search the logs of billing and auth-api for 'timeout'")
+_RECORDED = {}
+for _q in _QUESTIONS:
+    try:
+        _RECORDED[_q] = Runner(OfflineAdapter(), stream=True, max_turns=50).run(_q)
+    except Exception:
+        pass
+
+
+def _renamed(m, ids):
+    if hasattr(m, "tool_call_id"):
+        return dataclasses.replace(m, tool_call_id=ids.get(m.tool_call_id, m.tool_call_id))
+    if getattr(m, "tool_calls", None):
+        return dataclasses.replace(m, tool_calls=tuple(
+            dataclasses.replace(c, id=ids.get(c.id, c.id)) for c in m.tool_calls))
+    return m
+
+
+async def agent_loop(model, tools, question):
+    recorded = _RECORDED.get(question)
+    if recorded is None:
+        return [UserMessage(question)], "failed"
+    ids, out = {}, []
+    for n, m in enumerate(recorded.messages):
+        if n and type(m).__name__ == "AssistantMessage":
+            try:
+                mine = await _read(model, out)
+            except StreamCancelled:
+                return out, "cancelled"
+            except Exception:
+                return out, "failed"
+            if mine is None:
+                return out, "failed"
+            ids.update({c.id: d.id for c, d in zip(m.tool_calls, mine.tool_calls)})
+            await asyncio.gather(*(invoke(tools.get(c.name), ToolRequest.from_call(c))
+                                   for c in mine.tool_calls))
+        out.append(_renamed(m, ids))
+    return out, "partial" if recorded.partial else recorded.status
+'''
+
+# ---------------------------------------------------------------------------------------------
+# Chapter 9's fair answers: the solution's loop as a learner writes it, and two other styles
+
+_SOLUTION = Path(__file__).resolve().parents[2] / "notebooks" / "solutions" / CAPSTONE
+FAIR_LOOP = "".join(  # the solution's exercise cell, its BEGIN/END SOLUTION lines left out
+    line for cell in json.loads(_SOLUTION.read_text(encoding="utf-8"))["cells"]
+    if "exercise" in cell["metadata"].get("tags", []) for line in cell["source"]
+    if "### " not in line)
+FAIR_CLASS_LOOP = '''class TurnLoop:
+    """One run: the history grows turn by turn; the status comes from the codes seen."""
+
+    FATAL = frozenset({"unknown_tool", "tool_internal_error", "invalid_tool_output"})
+
+    def __init__(self, model, tools, question):
+        self.model, self.tools = model, tools
+        self.history, self.codes = [UserMessage(question)], set()
+
+    async def turn(self):
+        parts, text, finished = {}, "", False
+        async for event in self.model(self.history):
+            if isinstance(event, ToolCallDelta):
+                part = parts.setdefault(event.index, {"id": "", "name": "", "args": ""})
+                part["id"] = part["id"] or (event.id or "")
+                part["name"] += event.name or ""
+                part["args"] += event.arguments_delta or ""
+            elif isinstance(event, TextDelta):
+                text += event.text
+            elif isinstance(event, Finish):
+                finished = True
+        if not finished:
+            return None
+        return AssistantMessage(text, tuple(ToolCall(p["id"], p["name"], p["args"])
+                                            for _, p in sorted(parts.items())))
+
+    def safe(self, request):
+        tool = self.tools.get(request.name)
+        return bool(tool and tool.concurrency_safe and not tool.requires_approval)
+
+    async def answer(self, requests):
+        outcomes, i = {}, 0
+        while i < len(requests):
+            j = i + 1
+            if self.safe(requests[i]):
+                while j < len(requests) and self.safe(requests[j]):
+                    j += 1
+            batch = requests[i:j]
+            for outcome in await asyncio.gather(*(invoke(self.tools.get(r.name), r)
+                                                  for r in batch)):
+                outcomes[outcome.call_id] = outcome
+            i = j
+        self.codes |= {o.code for o in outcomes.values() if o.code}
+        return [outcomes[r.call_id].to_message() for r in requests]
+
+    async def run(self):
+        while True:
+            try:
+                message = await self.turn()
+            except StreamCancelled:
+                return self.history, "cancelled"
+            except Exception:
+                return self.history, "failed"
+            if message is None:
+                return self.history, "failed"
+            self.history.append(message)
+            if not message.tool_calls:
+                return self.history, "partial" if self.codes else "completed"
+            requests = [ToolRequest.from_call(c) for c in message.tool_calls]
+            self.history += await self.answer(requests)
+            if self.codes & self.FATAL:
+                return self.history, "failed"
+
+
+async def agent_loop(model, tools, question):
+    return await TurnLoop(model, tools, question).run()
+'''
+# Helpers in cells of their own before the exercise: a reader, a batcher, a status rule.
+FAIR_HELPER_CELLS = (
+    '''async def read_whole_turn(model, history):
+    """The turn's AssistantMessage, None without a Finish; a cancel or a broken stream raises."""
+    calls, texts, finish = {}, [], None
+    async for event in model(history):
+        match event:
+            case ToolCallDelta(index=i):
+                ids, names, args = calls.setdefault(i, ([], [], []))
+                ids.append(event.id or "")
+                names.append(event.name or "")
+                args.append(event.arguments_delta or "")
+            case TextDelta(text=t):
+                texts.append(t)
+            case Finish():
+                finish = event
+    if finish is None:
+        return None
+    return AssistantMessage("".join(texts), tuple(
+        ToolCall(next((x for x in ids if x), ""), "".join(names), "".join(args))
+        for _, (ids, names, args) in sorted(calls.items())))
+''',
+    '''def batches_of(requests, tools):
+    """Runs of read-only calls together; any other call alone."""
+    out = []
+    for r in requests:
+        t = tools.get(r.name)
+        shared = t is not None and t.concurrency_safe and not t.requires_approval
+        if shared and out and out[-1][0]:
+            out[-1][1].append(r)
+        else:
+            out.append((shared, [r]))
+    return [batch for _, batch in out]
+
+
+FATAL_CODES_MINE = ("unknown_tool", "tool_internal_error", "invalid_tool_output")
+
+
+def status_of(codes):
+    if any(c in FATAL_CODES_MINE for c in codes):
+        return "failed"
+    return "partial" if codes else "completed"
+''')
+FAIR_HELPER_LOOP = '''async def agent_loop(model, tools, question):
+    history, codes = [UserMessage(question)], []
+    while True:
+        try:
+            message = await read_whole_turn(model, history)
+        except StreamCancelled:
+            return history, "cancelled"
+        except Exception:
+            return history, "failed"
+        if message is None:
+            return history, "failed"
+        history.append(message)
+        if not message.tool_calls:
+            return history, status_of(codes)
+        requests = [ToolRequest.from_call(c) for c in message.tool_calls]
+        by_id = {}
+        for batch in batches_of(requests, tools):
+            results = await asyncio.gather(*[invoke(tools.get(r.name), r) for r in batch])
+            by_id.update((o.call_id, o) for o in results)
+        history.extend(by_id[r.call_id].to_message() for r in requests)
+        codes.extend(o.code for o in by_id.values() if o.code)
+        if status_of(codes) == "failed":
+            return history, "failed"
+'''
+
+CAPSTONE_CHEATS: tuple[Entry, ...] = (
+    Entry("capstone-runner-direct", "chapter 9: its own stream reader; each turn's calls run by "
+          "the lab's Runner (keel_lab.Runner) on the turn scripted with ScriptedAdapter",
+          {"agent_loop": RUNNER_DIRECT}, learner=CAPSTONE),
+    Entry("capstone-executor-built-name", "chapter 9: each turn's calls run by the lab's "
+          "Executor, found by importlib and getattr with string-built names",
+          {"agent_loop": EXECUTOR_BUILT}, learner=CAPSTONE),
+    Entry("capstone-runner-subclass", "chapter 9: the whole run is a Runner subclass whose _ask "
+          "awaits the learner's model; the lab's loop, executor and status rule do the rest",
+          {"agent_loop": RUNNER_SUBCLASS}, learner=CAPSTONE),
+    Entry("capstone-runner-source-exec", "chapter 9: the runner module's inspect.getsource "
+          "exec'd under another module name; its Runner runs each turn",
+          {"agent_loop": RUNNER_EXEC}, learner=CAPSTONE),
+    Entry("capstone-runner-source-edited", "chapter 9: the runner's and executor's source with "
+          "a line added to every function (ast), exec'd: new bytecode, same behaviour",
+          {"agent_loop": RUNNER_EDITED}, learner=CAPSTONE),
+    Entry("capstone-early-runner-thread", "chapter 9: a class body in an earlier cell starts a "
+          "thread that runs the lab's Runner for each question (queue in, future out), the "
+          "model read on the caller's loop", {"agent_loop": EARLY_RUNNER_LOOP},
+          extra=(EARLY_RUNNER_THREAD,), learner=CAPSTONE),
+    Entry("capstone-forked-runner", "chapter 9: os.fork; the child runs the lab's Runner on "
+          "the whole question and pickles (messages, status) back through a pipe",
+          {"agent_loop": FORKED}, learner=CAPSTONE),
+    Entry("capstone-sys-modules-executor", "chapter 9: the lab's private executor module "
+          "found in sys.modules by a built name; its Executor runs each turn",
+          {"agent_loop": SYS_MODULES_EXECUTOR}, learner=CAPSTONE),
+    Entry("capstone-code-clone", "chapter 9: the Executor's methods rebuilt with "
+          "types.FunctionType around the lab's code objects, in a class of its own",
+          {"agent_loop": CODE_CLONE}, learner=CAPSTONE),
+    Entry("capstone-solution-disk", "chapter 9: finds notebooks/solutions/09_capstone.ipynb "
+          "beside the installed lab, its cwd or any process's cwd, runs its exercise cell",
+          {"agent_loop": SOLUTION_DISK}, learner=CAPSTONE),
+    Entry("capstone-runner-replay", "chapter 9: the lab's Runner run at cell load on the "
+          "notebook's questions (offline model); the loop replays that run, ids renamed to "
+          "the model's; the calls invoked for show", {"agent_loop": RUNNER_REPLAY},
+          learner=CAPSTONE),
+)
+CAPSTONE_FAIR: tuple[Entry, ...] = (
+    Entry("fair-capstone-solution", "chapter 9: the solution notebook's loop as written there",
+          {"agent_loop": FAIR_LOOP}, fair=True, learner=CAPSTONE),
+    Entry("fair-capstone-class", "chapter 9: a class holding the run (turn, answer, run), "
+          "batches by index arithmetic", {"agent_loop": FAIR_CLASS_LOOP}, fair=True,
+          learner=CAPSTONE),
+    Entry("fair-capstone-helper-cells", "chapter 9: the reader (match on event patterns), "
+          "batcher and status rule in cells of their own before the exercise",
+          {"agent_loop": FAIR_HELPER_LOOP}, extra=FAIR_HELPER_CELLS, fair=True,
+          learner=CAPSTONE),
+)
+CHEATS += CAPSTONE_CHEATS
+FAIR += CAPSTONE_FAIR

@@ -134,10 +134,9 @@ def test_the_table_is_large_enough() -> None:
 # Cheats that still get points, each with why (docs/grading.md: the threat model); strict, so the
 # day one of them gets 0 this list must shrink.
 OPEN = {
-    "plausible-count": "a count drawn from the right distribution, with the clock moved, is "
-                       "what a behaviour test of a random experiment cannot tell from a real one",
-    "source-edited-copy": "a copy of the lab's code edited enough to change its bytecode is not "
-                          "recognised as the lab's (the guard compares bytecode)",
+    "capstone-runner-source-edited": "the lab's runner and executor re-parsed and edited (ast) "
+                                     "into modules of the submission's own: no lab code object "
+                                     "runs, and what runs behaves as a right loop",
 }
 
 
@@ -153,6 +152,6 @@ def test_entry_points(graded: Run, entry: Entry) -> None:
     told = f"{entry.name} ({entry.tries}): {row['points']}/{row['max_points']}, " \
            f"error {row['error']!r}, hints {[e['hint'] for e in row['exercises']]}"
     if entry.fair:
-        assert row["max_points"] == 3 and row["points"] == row["max_points"], told
+        assert row["points"] == row["max_points"] > 0, told
     else:
         assert row["points"] == 0, told
