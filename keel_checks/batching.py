@@ -1,11 +1,16 @@
 """Chapter 3, batching: which calls may share a concurrent batch.
 
-Besides the incident tools the check uses one tool that is concurrency-safe *and* needs
-approval (`read_audit_log`): it must still run alone, since a person decides first.
+The exercise does not state the rule: the learner derives it from the chapter's table and the
+tools' declarations. So the check adds declarations the chapter's tools do not have, each under
+a name drawn from a pool by the (grader's) seed: a concurrency-safe tool with an unfamiliar name,
+one that is concurrency-safe *and* needs approval (a person decides first: it runs alone), one
+that writes under a reader's name, and a read-like name no tool has (nothing declares it safe).
+A rule written from the chapter's five names, or from what names look like, fails on them.
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -21,29 +26,43 @@ from keel_lab.course._incident_tools import incident_tools
 from keel_lab.course._scenarios import turn_requests
 
 MakeBatches = Callable[[Sequence[ToolRequest], Any], Sequence[Sequence[ToolRequest]]]
-ALONE = N_("unsafe calls (writes, approvals - even of a concurrency-safe tool - unknown tools) "
-           "always run alone")
-SHARED = N_("consecutive concurrency-safe calls share one batch")
+ALONE = N_("no call shares a batch that its tool's declarations do not allow")
+SHARED = N_("neighbours whose declarations allow it share a batch")
 WALL = N_("chapter turn: wall time with your batches and one by one")
-AUDIT = Tool("read_audit_log", "Who changed a service (personal data: a person approves).",
-             {"type": "object"}, lambda: [], concurrency_safe=True, requires_approval=True)
+# (names to draw from, concurrency_safe, requires_approval): declarations the chapter lacks
+EXTRA = ((("fetch_metrics", "list_deploys", "count_errors"), True, False),
+         (("read_audit_log", "export_report", "read_payroll"), True, True),
+         (("get_or_create_ticket", "fetch_and_ack_alert", "search_and_tag_logs"), False, False))
+UNKNOWN = ("lookup_runbook", "search_tickets", "get_owner")  # read-like names no tool has
 
 
 def _request(i: int, name: str) -> ToolRequest:
     return ToolRequest(f"call-{i}", name, "{}", {})
 
 
-def _cases() -> list[list[ToolRequest]]:
-    """The chapter's turn, 30 random request lists, two writes, and approval-gated reads."""
-    names = ["lookup_incident", "get_service_status", "search_logs", "add_incident_note",
-             "restart_service", "read_audit_log", "no_such_tool"]
+def _listed(*names: str) -> list[ToolRequest]:
+    return [_request(i, name) for i, name in enumerate(names)]
+
+
+def _cases() -> tuple[list[list[ToolRequest]], Toolset]:
+    """The chapter's turn, 30 random request lists, then one list per trap: the toolset has
+    the incident tools and the drawn declarations."""
     rng = random.Random(seeded(3))
+    safe, both, writes = (Tool(rng.choice(pool), "A tool the chapter does not have.",
+                               {"type": "object"}, lambda: [], concurrency_safe=concurrent,
+                               requires_approval=approval)
+                          for pool, concurrent, approval in EXTRA)
+    unknown = rng.choice(UNKNOWN)
+    tools = Toolset.of([*incident_tools().tools.values(), safe, both, writes])
+    names = [*tools.tools, "no_such_tool", unknown]
     cases = [turn_requests(0)] + [
         [_request(i, rng.choice(names)) for i in range(rng.randint(1, 8))] for _ in range(30)]
-    cases.append([_request(0, "add_incident_note"), _request(1, "add_incident_note")])
-    cases.append([_request(0, "lookup_incident"), _request(1, "read_audit_log"),
-                  _request(2, "read_audit_log"), _request(3, "search_logs")])
-    return cases
+    cases += [_listed("lookup_incident", safe.name),
+              _listed("search_logs", writes.name, "get_service_status"),
+              _listed("lookup_incident", both.name, both.name, "search_logs"),
+              _listed("get_service_status", unknown),
+              _listed("add_incident_note", "add_incident_note")]
+    return cases, tools
 
 
 def _shown(n: int, requests: Sequence[ToolRequest]) -> str:
@@ -52,11 +71,10 @@ def _shown(n: int, requests: Sequence[ToolRequest]) -> str:
 
 
 def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
-    cases = _cases()
+    cases, tools = _cases()
     every = _("{n} request lists: every call once, in order").format(n=len(cases))
     v = Verdict("make_batches", [every, ALONE, SHARED, WALL])
     make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
-    tools = Toolset.of([*incident_tools().tools.values(), AUDIT])
     answers: list[tuple[str, list[ToolRequest], list[Any]]] = []
     for n, requests in enumerate(cases):
         label = _shown(n, requests)
@@ -79,7 +97,7 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     v.add(True, every, "")
     if not v.first(ALONE, (labelled(label, _alone_problem(b, tools)) for label, _, b in answers)):
         return v
-    if not v.first(SHARED, (labelled(label, _count_problem(r, b, tools))
+    if not v.first(SHARED, (labelled(label, _split_problem(r, b, tools))
                             for label, r, b in answers)):
         return v
     latency = seeded_latency(0, 0.05, 0.4)
@@ -112,36 +130,55 @@ def _shape_problem(batches: list[Any]) -> str:
 
 def _order_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]]) -> str:
     flat = [r for b in batches for r in b]
-    if [r.call_id for r in flat] != [r.call_id for r in requests]:
-        return _("batches hold {ids}: every call exactly once, in request order").format(
-            ids=[r.call_id for r in flat])
+    ids, asked = [r.call_id for r in flat], [r.call_id for r in requests]
+    if sorted(ids) == sorted(asked) and ids != asked:  # every call once, another order
+        moved, first = next((m, r) for m, r in zip(flat, requests, strict=True)
+                            if m.call_id != r.call_id)
+        return _("{moved} ({moved_name}) runs before {first} ({first_name}), which the model "
+                 "asked for earlier: the lab's executor moves no call past another (\"Whose "
+                 "order is it?\")").format(moved=moved.call_id, moved_name=moved.name,
+                                          first=first.call_id, first_name=first.name)
+    if ids != asked:
+        return _("batches hold {ids}: every call exactly once, in request order").format(ids=ids)
     return _("an empty batch") if any(not b for b in batches) else ""
 
 
 def _alone_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
     for b in batches:
-        unsafe = [(r, why) for r in b if (why := _alone(tools.get(r.name)))]
-        if unsafe and len(b) > 1:
-            r, why = unsafe[0]
-            return _("{id} ({name}) shares a batch with {others}: it must run alone "
-                     "({why})").format(id=r.call_id, name=r.name, why=why,
-                                       others=[x.call_id for x in b if x is not r])
+        for r in b if len(b) > 1 else ():
+            others = [x.call_id for x in b if x is not r]
+            tool = tools.get(r.name)
+            if tool is None:
+                return _("{id} ({name}) shares a batch with {others}, but no tool has that "
+                         "name: no declaration says it is safe beside others").format(
+                             id=r.call_id, name=r.name, others=others)
+            if tool.requires_approval:
+                return _("{id} ({name}) requires approval and shares a batch with {others}: "
+                         "a person decides before it runs (the table's approval row)").format(
+                             id=r.call_id, name=r.name, others=others)
+            if not tool.concurrency_safe:
+                return _("{id} ({name}) is not concurrency_safe and shares a batch with "
+                         "{others}: it may change what they read (the table's rows on a "
+                         "shared resource and an irreversible action)").format(
+                             id=r.call_id, name=r.name, others=others)
     return ""
 
 
-def _count_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
+def _split_problem(requests: Sequence[ToolRequest], batches: list[list[ToolRequest]],
                    tools: Toolset) -> str:
-    want = len(make_batches(requests, tools))  # the lab's rule, to count batches
-    if len(batches) != want:
-        return _("{n} batches where {want} will do: consecutive safe calls should share one "
-                 "batch").format(n=len(batches), want=want)
+    """The first two neighbours that may run together but were put in different batches."""
+    batch_of = {r.call_id: n for n, b in enumerate(batches) for r in b}
+    for before, r in itertools.pairwise(requests):
+        split = batch_of[before.call_id] != batch_of[r.call_id]
+        if split and _together(before, tools) and _together(r, tools):
+            return _("{before} ({before_name}) and {id} ({name}) are neighbours, both "
+                     "concurrency_safe without approval, yet in different batches: independent "
+                     "read-only lookups run together (the table's first row)").format(
+                         id=r.call_id, name=r.name, before=before.call_id,
+                         before_name=before.name)
     return ""
 
 
-def _alone(tool: Tool | None) -> str:
-    """Why a call must run alone, or "" when it may share a batch."""
-    if tool is None:
-        return _("an unknown tool")
-    if tool.requires_approval:
-        return _("it needs approval first, even if it is concurrency-safe")
-    return "" if tool.may_run_together else _("it is not concurrency-safe")
+def _together(r: ToolRequest, tools: Toolset) -> bool:
+    tool = tools.get(r.name)
+    return tool is not None and tool.may_run_together

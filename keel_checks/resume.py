@@ -7,26 +7,34 @@ request order, put a failure beside a running call, use two calls of one tool, a
 turn whose call ids end as the first turn's do, a turn restarted once already, eleven calls of
 which seven wait for a free slot, a graph that starts a later call first, and a second turn
 asking again what the first one got - so a rule that goes by position, tool name, content, id
-tail, start order or text order, or trusts a call that only started, fails one of them. The last
+tail, start order or text order, or trusts a call that only started, fails one of them. The next
 three pass different `idempotent` sets: a started note, with a plain and a de-duplicating note
 tool, and a started lookup with no tool idempotent - so a rule that reruns every started call,
-asks about every one, or knows the idempotent tools by heart fails one of them.
+asks about every one, or knows the idempotent tools by heart fails one of them. The last two are
+restarts a person decided (the log keeps no decision, only what followed it: a denial is a
+tool.failed outcome, an approval the call's start) - so a rule that takes a pause for an outcome,
+reruns a denied call, asks again about an approved one, or asks about a paused one fails.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from keel_checks.delegation import watched
 from keel_checks.verdict import Verdict, describe, guard, labelled
+from keel_lab import OfflineAdapter, Runner
 from keel_lab._i18n import N_, _
 from keel_lab.course._experiments.production import crashed_log, graph_log
 from keel_lab.course._production.store import (
     CONFIRMED,
     TERMINAL,
+    EventStore,
     Record,
+    journal,
     resume_plan,
     to_resume,
 )
@@ -34,6 +42,8 @@ from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, compare_question
 
 TWO_TURNS = "Look up INC-001 and INC-003 and the status of their services"
 ASKED_AGAIN = "Look up INC-001 and INC-003, the status of auth-api and of their services"
+RESTARTS = "Restart checkout, auth-api and billing, they are stuck"
+PAUSED = "tool.awaiting_approval"
 IDS = N_("a list of call ids in request order")
 PAIR = N_("two lists of call ids, each in request order: (the calls to run, the calls to ask a "
           "person about)")
@@ -48,12 +58,25 @@ def started_again(log: list[Record], tail: str) -> list[Record]:
     return [*log, dataclasses.replace(first, seq=len(log) + 1)]
 
 
+def decided_log(question: str, decisions: Sequence[bool], kept: int | None = None
+                ) -> list[Record]:
+    """The records of a run of `question` whose pauses a person decided in turn (True =
+    approved), cut after the first `kept`: no record holds a decision, only what followed it."""
+    runner = Runner(OfflineAdapter(0))
+    result = runner.run(question)
+    for approved in decisions:
+        result = runner.approve(result, {result.pending[0].call_id: approved})
+    with tempfile.TemporaryDirectory() as folder:
+        return journal(EventStore(Path(folder) / "events.jsonl"), result)[:kept]
+
+
 # (label, log, idempotent): the seeded delays decide which call finishes first. The three after
 # the first six catch rules those let through (start order, text order, by content, only the
 # started calls); the last three, whether a started call may run again. Each comes after the
 # ones whose rules it would otherwise catch first, so that every rule fails where its hint is
-# clearest. The note turn is asked in English in every language: the offline model reads
-# "note:" (or 备注), which the pseudo-locale scrambles.
+# clearest; the two after those, the restarts a person decided. The note and restart turns are
+# asked in English in every language: the offline model reads "note:" and "restart" (or 备注,
+# 重启), which the pseudo-locale scrambles.
 CASES: list[tuple[str, Callable[[], list[Record]], frozenset[str]]] = [
     (N_("a crash before any call started"), lambda: crashed_log(_(COMPARE), 0, 3), READS),
     (N_("call-1 finished first, call-0 still running"), lambda: crashed_log(_(COMPARE), 0, 6),
@@ -77,6 +100,10 @@ CASES: list[tuple[str, Callable[[], list[Record]], frozenset[str]]] = [
         "`idempotent`)"), lambda: crashed_log(NOTE, 0, 3), READS | {"add_incident_note"}),
     (N_("call-1 finished first, call-0 still running, no tool named in `idempotent`"),
      lambda: crashed_log(_(COMPARE), 0, 6), frozenset()),
+    (N_("three restarts: call-0 approved and finished, call-1 denied, call-2 waits for approval"),
+     lambda: decided_log(RESTARTS, (True, False)), READS),
+    (N_("the same restarts: call-0 approved and started, no outcome record"),
+     lambda: decided_log(RESTARTS, (True,), 6), READS),
 ]
 
 
@@ -93,6 +120,11 @@ def _started(call_id: str, log: list[Record]) -> bool:
     return any(r.ref == call_id and r.kind == "tool.requested" for r in log)
 
 
+def _paused(call_id: str, log: list[Record]) -> bool:
+    """Whether the call waited for a person's decision at some point."""
+    return any(r.ref == call_id and r.kind == PAUSED for r in log)
+
+
 def missing(call_id: str, log: list[Record], idempotent: frozenset[str]) -> str:
     """Why `call_id`, which has no outcome and is in neither list, must be in one: it only
     started, it never started, or it repeats a finished call word for word - and is still a call
@@ -105,6 +137,10 @@ def missing(call_id: str, log: list[Record], idempotent: frozenset[str]) -> str:
                  "its own: only an outcome record with its own id means it ran").format(
                      id=_short(call_id), twin=_short(twin))
     name = calls[call_id][0]
+    if not _started(call_id, log) and _paused(call_id, log):
+        return _("{id} waits for a person's decision (tool.awaiting_approval): a pause is no "
+                 "outcome, and the call never started, so it must still run").format(
+                     id=_short(call_id))
     if not _started(call_id, log):
         return _("{id} was confirmed but never started: it must still run").format(
             id=_short(call_id))
@@ -119,6 +155,11 @@ def missing(call_id: str, log: list[Record], idempotent: frozenset[str]) -> str:
 def misplaced(call_id: str, ran: bool, log: list[Record], idempotent: frozenset[str]) -> str:
     """Why `call_id`, which has no outcome, is in the wrong list (`ran`: the calls to run)."""
     name = _names(log)[call_id]
+    if ran and _paused(call_id, log):
+        return _("{id} started (tool.requested) after a person approved it, but has no outcome "
+                 "record, and {name} is not in `idempotent`: the approval was for one run, and "
+                 "its effect may have happened just before the crash").format(
+                     id=_short(call_id), name=name)
     if ran:
         return _("{id} started (tool.requested) but has no outcome record, and {name} is not in "
                  "`idempotent`: its effect may have happened just before the crash, and running "
@@ -127,8 +168,30 @@ def misplaced(call_id: str, ran: bool, log: list[Record], idempotent: frozenset[
         return _("{id} started but has no outcome record, and {name} is in `idempotent`: "
                  "running it twice does no harm, so no one needs to be asked").format(
                      id=_short(call_id), name=name)
+    if _paused(call_id, log):
+        return _("{id} paused for approval and never started: it goes with the calls to run, "
+                 "and the executor asks the person again when it comes to it; `ask` is for "
+                 "calls that may have run").format(id=_short(call_id))
     return _("{id} was confirmed but never started: nothing of it can have happened yet, so no "
              "one needs to be asked").format(id=_short(call_id))
+
+
+def done_already(call_id: str, log: list[Record]) -> str:
+    """Why `call_id`, which has its outcome record, is in neither list: above all when a person
+    denied it, or approved it and it ran."""
+    outcome = next((r for r in log if r.ref == call_id and r.kind in TERMINAL), None)
+    if outcome is None:
+        return _("{id} is no confirmed call of this log").format(id=_short(call_id))
+    if outcome.code == "approval_denied":
+        return _("{id} already has its tool.failed record (approval_denied): a person refused "
+                 "it, the refusal is its outcome, and running it would do what they "
+                 "refused").format(id=_short(call_id))
+    if _paused(call_id, log):
+        return _("{id} already has its {kind} record: a person approved it and it ran; its "
+                 "tool.awaiting_approval record is the pause before, not a question still "
+                 "open").format(id=_short(call_id), kind=outcome.kind)
+    return _("{id} already has its {kind} record: that is its outcome, and running it again "
+             "could repeat its effect").format(id=_short(call_id), kind=outcome.kind)
 
 
 def problem(got: tuple[list[Any], list[Any]], want: tuple[list[str], list[str]],
@@ -154,11 +217,7 @@ def problem(got: tuple[list[Any], list[Any]], want: tuple[list[str], list[str]],
             if call_id in other:
                 return misplaced(call_id, ran, log, idempotent)
             if call_id not in own:
-                kind = last.get(call_id)
-                return (_("{id} already has its {kind} record: that is its outcome, and running "
-                          "it again could repeat its effect") if kind in TERMINAL else
-                        _("{id} is no confirmed call of this log")).format(id=_short(call_id),
-                                                                           kind=kind)
+                return done_already(call_id, log)
     lost = [c for c in to_resume(log) if c not in both]
     if lost:
         return missing(lost[0], log, idempotent)
@@ -203,7 +262,7 @@ def two_lists(v: Verdict, label: str, value: Any) -> tuple[list[Any], list[Any]]
 
 
 def verify_calls_to_resume(calls_to_resume: Callable[[list[Record], set[str]], Any]) -> Verdict:
-    """Every case's log against the lab's policy; a case that fails says why, and all twelve
+    """Every case's log against the lab's policy; a case that fails says why, and all fourteen
     checks are reported whatever the answer."""
     calls_to_resume = watched(calls_to_resume, (to_resume, resume_plan))
     v = Verdict("calls_to_resume", [label for label, _log, _idempotent in CASES])

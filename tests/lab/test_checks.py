@@ -2,6 +2,7 @@
 answer fails with the hint that names its mistake. One table per exercise."""
 
 import functools
+import itertools
 import json
 
 import pytest
@@ -450,7 +451,18 @@ def batches_consuming(requests, tools):  # right batches, but it empties its inp
     return out
 
 
-BATCH_RIGHT = [batches_loop, batches_generator]
+def batches_groupby(requests, tools):  # runs of equal verdicts, the safe runs kept whole
+    def shares(r):
+        tool = tools.get(r.name)
+        return tool is not None and tool.concurrency_safe and not tool.requires_approval
+    out = []
+    for together, run in itertools.groupby(requests, key=shares):
+        calls = list(run)
+        out += [calls] if together else [[r] for r in calls]
+    return out
+
+
+BATCH_RIGHT = [batches_loop, batches_generator, batches_groupby]
 
 # --- a tester's answers who had not read the check (issue 22) ---
 
@@ -638,44 +650,121 @@ def one_batch_of_everything(requests, tools):
     return [list(requests)]
 
 
+# --- answers that skip the step the exercise leaves to the learner (issue 31) ---
+
+CHAPTER_READS = {"lookup_incident", "get_service_status", "search_logs"}
+
+
+def hard_coded_reads(requests, tools):  # the chapter's three reads by name
+    return grouped(requests, lambda r: r.name in CHAPTER_READS)
+
+
+def hard_coded_writes(requests, tools):  # the chapter's write and restart by name, the rest safe
+    return grouped(requests, lambda r: r.name not in {"add_incident_note", "restart_service"})
+
+
+def read_like_names(requests, tools):  # judges a tool by its name's verb
+    verbs = ("lookup_", "get_", "search_", "fetch_", "list_", "read_", "count_", "export_")
+    return grouped(requests, lambda r: r.name.startswith(verbs))
+
+
+def safe_wins_over_approval(requests, tools):  # a safe tool never reaches the approval test
+    def shares(r):
+        tool = tools.get(r.name)
+        if tool is None:
+            return False
+        if tool.concurrency_safe:
+            return True
+        if tool.requires_approval:
+            return False
+        return False
+    return grouped(requests, shares)
+
+
+def unknown_is_harmless(requests, tools):  # no declaration read as "no objection"
+    def shares(r):
+        tool = tools.get(r.name)
+        return tool is None or (tool.concurrency_safe and not tool.requires_approval)
+    return grouped(requests, shares)
+
+
+def joins_the_first_safe_batch(requests, tools):  # safe calls gather, neighbours or not
+    out, reads = [], None
+    for r in requests:
+        tool = tools.get(r.name)
+        if tool is not None and tool.may_run_together:
+            if reads is None:
+                reads = []
+                out.append(reads)
+            reads.append(r)
+        else:
+            out.append([r])
+    return out
+
+
 BATCH_WRONG = [
     (batches_consuming, "changed the list of requests it was given"),
-    (all_safe_together, "must run alone"),
-    (safe_first, "every call exactly once, in request order"),
-    (concurrency_only, "(read_audit_log) shares a batch with"),
-    (one_by_one, "consecutive safe calls should share one batch"),
+    (all_safe_together, "call-3 (add_incident_note) is not concurrency_safe and shares a batch "
+                        "with ['run-629fd82c07cd:step-0:call-0'"),
+    (safe_first, "call-4 (search_logs) runs before run-629fd82c07cd:step-0:call-3 "
+                 "(add_incident_note), which the model asked for earlier: the lab's executor "
+                 "moves no call past another"),
+    (concurrency_only, "call-4 (read_payroll) requires approval and shares a batch with "
+                       "['call-5', 'call-6']: a person decides before it runs (the table's "
+                       "approval row)"),
+    (one_by_one, "call-0 (lookup_incident) and run-629fd82c07cd:step-0:call-1 "
+                 "(lookup_incident) are neighbours, both concurrency_safe without approval, yet "
+                 "in different batches: independent read-only lookups run together (the "
+                 "table's first row)"),
     (batch_ids, "holds strings ('"),
     (flat, "batch 0 is a ToolRequest, not a list of requests"),
     (make_batches, "hands the exercise to the lab's own keel_lab.make_batches"),
     (lab_alias, "hands the exercise to the lab's own keel_lab.make_batches"),
-    (all_safe_together_fresh, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
-                              "request order"),
-    (ignores_approval, "shares a batch with ['call-0']: it must run alone (it needs approval "
-                       "first, even if it is concurrency-safe)"),
+    (all_safe_together_fresh, "call-4 (search_logs) runs before "
+                              "run-629fd82c07cd:step-0:call-3 (add_incident_note)"),
+    (ignores_approval, "call-4 (read_payroll) requires approval and shares a batch with "
+                       "['call-5', 'call-6']"),
     (unknown_tool_crashes, "your function raised AttributeError: 'NoneType' object has no "
                            "attribute 'concurrency_safe'"),
-    (unknown_tool_is_safe, "call-5 (no_such_tool) shares a batch with ['call-4']: it must run "
-                           "alone (an unknown tool)"),
+    (unknown_tool_is_safe, "call-2 (lookup_runbook) shares a batch with ['call-3', 'call-4', "
+                           "'call-5'], but no tool has that name: no declaration says it is safe "
+                           "beside others"),
     (names_not_requests, "0 holds strings ('lookup_incident'), not the requests: put the "
                          "ToolRequest objects themselves in the batches"),
     (lone_call_not_in_list, "batch 1 is a ToolRequest, not a list of requests: return a list of "
                             "batches, each a list (even a batch of one)"),
-    (unsafe_closes_batch, "'run-629fd82c07cd:step-0:call-2']: it must run alone (it is not "
-                          "concurrency-safe)"),
+    (unsafe_closes_batch, "'run-629fd82c07cd:step-0:call-2']: it may change what they read "
+                          "(the table's rows on a shared resource and an irreversible action)"),
     (pops_requests, "read it, leave it as it is"),
-    (safe_joins_any_previous, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
-                              "concurrency-safe)"),
+    (safe_joins_any_previous, "call-3 (add_incident_note) is not concurrency_safe and shares a "
+                              "batch with ['run-629fd82c07cd:step-0:call-4', "
+                              "'run-629fd82c07cd:step-0:call-5']"),
     (forgets_last_batch, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
                          "request order"),
-    (empty_batches, "call-1=restart_service, call-2=get_service_status, call-3=search_logs]: an "
-                    "empty batch"),
-    (stable_sort_by_safety, "'run-629fd82c07cd:step-0:call-3']: every call exactly once, in "
-                            "request order"),
-    (every_call_alone, "6 batches where 3 will do: consecutive safe calls should share one batch"),
-    (or_instead_of_and, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
-                        "concurrency-safe)"),
-    (one_batch_of_everything, "'run-629fd82c07cd:step-0:call-5']: it must run alone (it is not "
-                              "concurrency-safe)"),
+    (empty_batches, "call-4=lookup_runbook, call-5=lookup_incident]: an empty batch"),
+    (stable_sort_by_safety, "which the model asked for earlier: the lab's executor moves no "
+                            "call past another (\"Whose order is it?\")"),
+    (every_call_alone, "are neighbours, both concurrency_safe without approval, yet in "
+                       "different batches"),
+    (or_instead_of_and, "'run-629fd82c07cd:step-0:call-5']: it may change what they read (the "
+                        "table's rows on a shared resource and an irreversible action)"),
+    (one_batch_of_everything, "call-3 (add_incident_note) is not concurrency_safe and shares a "
+                              "batch with"),
+    # the step the exercise leaves to the learner (issue 31): a fresh tester's answers
+    (hard_coded_reads, "call-6 (search_logs) and call-7 (fetch_metrics) are neighbours, both "
+                       "concurrency_safe without approval, yet in different batches"),
+    (hard_coded_writes, "call-0 (lookup_runbook) shares a batch with ['call-1', 'call-2', "
+                        "'call-3', 'call-4', 'call-5'], but no tool has that name"),
+    (read_like_names, "call-0 (lookup_runbook) shares a batch with ['call-1', 'call-2', "
+                      "'call-3', 'call-4', 'call-5'], but no tool has that name"),
+    (safe_wins_over_approval, "call-4 (read_payroll) requires approval and shares a batch with "
+                              "['call-5', 'call-6']: a person decides before it runs (the "
+                              "table's approval row)"),
+    (unknown_is_harmless, "call-2 (lookup_runbook) shares a batch with ['call-3', 'call-4', "
+                          "'call-5'], but no tool has that name"),
+    (joins_the_first_safe_batch, "call-4 (search_logs) runs before "
+                                 "run-629fd82c07cd:step-0:call-3 (add_incident_note), which the "
+                                 "model asked for earlier"),
 ]
 
 
@@ -691,7 +780,7 @@ def test_make_batches_wrong(fn, hint):
 
 
 def test_the_approval_gated_safe_tool_must_run_alone():
-    assert "it needs approval first, even if it is concurrency-safe" in \
+    assert "requires approval and shares a batch" in \
         verify_make_batches(concurrency_only).hints[0]
 
 

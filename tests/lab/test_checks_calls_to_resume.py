@@ -31,7 +31,7 @@ def by_last_state(events, idempotent):
     for e in events:
         if e.kind == "tool.confirmed":
             name[e.ref] = e.name
-        if e.kind != "model.called":
+        if e.kind not in ("model.called", "tool.awaiting_approval"):  # a pause changes nothing
             state[e.ref] = state.get(e.ref) if state.get(e.ref) in OUTCOME else e.kind
     open_calls = [(ref, kind) for ref, kind in state.items() if kind not in OUTCOME]
     return ((ref for ref, kind in open_calls
@@ -625,6 +625,65 @@ def a_dict(events, idempotent):
     return {"run": run, "ask": ask}
 
 
+# --- rules that misread what a person decided (restarts that wait for approval) ---
+
+PAUSE = "tool.awaiting_approval"
+
+
+def pause_is_an_outcome(events, idempotent):
+    done = {e.ref for e in events if e.kind in (*OUTCOME, PAUSE)}
+    return split(events, idempotent,
+                 [c for c in dict.fromkeys(confirmed_ids(events)) if c not in done])
+
+
+def paused_in_neither_list(events, idempotent):
+    """The right answers' last-state rule before it let a pause leave a call's state alone."""
+    state, name = {}, {}
+    for e in events:
+        if e.kind == "tool.confirmed":
+            name[e.ref] = e.name
+        if e.kind != "model.called":
+            state[e.ref] = state.get(e.ref) if state.get(e.ref) in OUTCOME else e.kind
+    open_calls = [(ref, kind) for ref, kind in state.items() if kind not in OUTCOME]
+    return ([ref for ref, kind in open_calls
+             if kind == "tool.confirmed" or name[ref] in idempotent],
+            [ref for ref, kind in open_calls
+             if kind == "tool.requested" and name[ref] not in idempotent])
+
+
+def denied_runs_again(events, idempotent):
+    # a denied call never ran, so it is still to do
+    done = {e.ref for e in events if e.kind in OUTCOME and e.code != "approval_denied"}
+    return split(events, idempotent,
+                 [c for c in dict.fromkeys(confirmed_ids(events)) if c not in done])
+
+
+def gated(events):
+    return {e.ref for e in events if e.kind == PAUSE}
+
+
+def approved_asked_again(events, idempotent):
+    # a call that needed a person's approval needs it again after a restart
+    run, ask = by_call_id(events, idempotent)
+    calls = list(dict.fromkeys(confirmed_ids(events)))
+    return ([c for c in run if c not in gated(events)],
+            [c for c in calls if c in gated(events) or c in ask])
+
+
+def paused_call_asked(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return ([c for c in run if c not in gated(events)],
+            [c for c in dict.fromkeys(confirmed_ids(events))
+             if c in ask or (c in run and c in gated(events))])
+
+
+def approval_allows_a_rerun(events, idempotent):
+    run, ask = by_call_id(events, idempotent)
+    return ([c for c in dict.fromkeys(confirmed_ids(events))
+             if c in run or (c in ask and c in gated(events))],
+            [c for c in ask if c not in gated(events)])
+
+
 def hands_to_the_policy(events, idempotent):
     from keel_lab.course._production.store import resume_plan
     return resume_plan(events, idempotent)
@@ -801,6 +860,38 @@ WRONG = [
                     "person"),
     (a_dict, "a crash before any call started: your function returned a dict, expected two "
              "lists of call ids"),
+    (pause_is_an_outcome, "three restarts: call-0 approved and finished, call-1 denied, call-2 "
+                          "waits for approval: you returned ([], []), expected "
+                          "(['step-0:call-2'], []) - step-0:call-2 waits for a person's decision "
+                          "(tool.awaiting_approval): a pause is no outcome, and the call never "
+                          "started, so it must still run"),
+    (paused_in_neither_list, "step-0:call-2 waits for a person's decision "
+                             "(tool.awaiting_approval): a pause is no outcome"),
+    (denied_runs_again, "three restarts: call-0 approved and finished, call-1 denied, call-2 "
+                        "waits for approval: you returned (['step-0:call-1', 'step-0:call-2'], "
+                        "[]), expected (['step-0:call-2'], []) - step-0:call-1 already has its "
+                        "tool.failed record (approval_denied): a person refused it, the refusal "
+                        "is its outcome, and running it would do what they refused"),
+    (approved_asked_again, "three restarts: call-0 approved and finished, call-1 denied, call-2 "
+                           "waits for approval: you returned ([], ['step-0:call-0', "
+                           "'step-0:call-1', 'step-0:call-2']), expected (['step-0:call-2'], []) "
+                           "- step-0:call-0 already has its tool.finished record: a person "
+                           "approved it and it ran; its tool.awaiting_approval record is the "
+                           "pause before, not a question still open"),
+    (paused_call_asked, "three restarts: call-0 approved and finished, call-1 denied, call-2 "
+                        "waits for approval: you returned ([], ['step-0:call-2']), expected "
+                        "(['step-0:call-2'], []) - step-0:call-2 paused for approval and never "
+                        "started: it goes with the calls to run, and the executor asks the "
+                        "person again when it comes to it; `ask` is for calls that may have "
+                        "run"),
+    (approval_allows_a_rerun, "the same restarts: call-0 approved and started, no outcome "
+                              "record: you returned (['step-0:call-0', 'step-0:call-1', "
+                              "'step-0:call-2'], []), expected (['step-0:call-1', "
+                              "'step-0:call-2'], ['step-0:call-0']) - step-0:call-0 started "
+                              "(tool.requested) after a person approved it, but has no outcome "
+                              "record, and restart_service is not in `idempotent`: the approval "
+                              "was for one run, and its effect may have happened just before "
+                              "the crash"),
     (hands_to_the_policy, "hands the exercise to the lab's own "
                           "keel_lab.course._production.store.resume_plan"),
 ]
@@ -817,7 +908,7 @@ def test_wrong_resume_rules_get_their_hint(answer, hint):
     assert not v.passed
     for part in hint if isinstance(hint, tuple) else (hint,):
         assert part in v.hints[0], v.hints
-    assert v.total == 12 and len(v.lines()) == 13, str(v)
+    assert v.total == 14 and len(v.lines()) == 15, str(v)
 
 
 def test_a_set_difference_is_told_about_the_order_whichever_case_it_fails_first():
@@ -835,4 +926,4 @@ def test_right_rules_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_calls_to_resume(answer)
     assert v.passed, v.hints
     assert v.lines() == verify_calls_to_resume(by_call_id).lines()
-    assert v.total == 12 and len(v.lines()) == 13
+    assert v.total == 14 and len(v.lines()) == 15

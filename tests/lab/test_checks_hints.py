@@ -112,7 +112,7 @@ ONE_BRANCH = {
                    'lookup_incident {"incident_id": "INC-003"}]: ' + NONE),
     "count_in_order": (count_skips_one_call, "count_in_order(50, 1, 0): " + NONE),
     "pair_results": (pair_only_when_complete, "a call the policy skipped (calls ['"),
-    "make_batches": (batches_stop_at_an_unknown_tool, "=no_such_tool"),
+    "make_batches": (batches_stop_at_an_unknown_tool, "requests [call-0=lookup_runbook, "),
     "is_executable": (executable_when_closed,
                       "one call, fragment by fragment, chunk 1, call 0 (id "
                       "'run-629fd82c07cd:step-0:call-0', name 'l', arguments '', closed "
