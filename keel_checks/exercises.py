@@ -49,3 +49,17 @@ EXERCISES: tuple[Exercise, ...] = (
     Exercise("calls_to_resume", "08_production", 2, "resume:verify_calls_to_resume"),
     Exercise("agent_loop", "09_capstone", 6, "capstone:verify_agent_loop"),
 )
+
+# Every prediction of the course: its variable in the notebook -> its chapter; what the
+# learner's progress counts (`keel_checks.predictions` notes each one made and answered back).
+# tests/course/test_predictions.py keeps it equal to the notebooks' prediction cells.
+PREDICTIONS: dict[str, str] = {
+    "predicted_mismatches": "02_pairing",
+    "predicted_batches": "03_batching", "predicted_ran": "03_batching",
+    "calls_run_when_cancelled": "04_streaming",
+    "sibling_still_runs": "05_partial_success", "failed_at_20_percent": "05_partial_success",
+    "prediction_1": "06_faults", "prediction_2": "06_faults", "prediction_3": "06_faults",
+    "prediction_4": "06_faults",
+    "client_runs": "07_providers", "sdk_returns_the_call": "07_providers",
+    "notes_after_restart": "08_production",
+}

@@ -21,13 +21,13 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from keel_checks.exercises import EXERCISES
+from keel_checks.exercises import EXERCISES, PREDICTIONS
 from keel_lab._core.errors import LabError
 from keel_lab._core.strict_json import read_json
 from keel_lab._core.tables import format_table, printable
@@ -62,9 +62,19 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Made:
+    """A prediction the learner wrote, and whether it matched once answered back."""
+
+    chapter: str
+    right: bool | None  # None: made, not answered back yet
+    when: str  # ISO 8601, UTC
+
+
+@dataclass(frozen=True)
 class Progress:
     path: Path
     entries: Mapping[str, Entry]
+    predictions: Mapping[str, Made] = field(default_factory=dict)
 
     def rows(self) -> list[dict[str, Any]]:
         """Every exercise of the course in order (then any other the file holds)."""
@@ -76,16 +86,30 @@ class Progress:
         return sum(e.passed for name, e in self.entries.items() if name in CHAPTERS)
 
     def table(self, width: int = WIDTH) -> str:
+        """The exercises under one line: how many passed, and - where nothing shows - whether
+        no check ran or recording is off here, so none would show."""
+        off = switched_off()
+        note = (_(" (recording is off, {switch}={value}: no check is kept)").format(
+                    switch=SWITCH, value=printable(off)) if off is not None
+                else "" if self.entries else _(" (no check has run here yet)"))
         head = (printable(self.path) + ": "
                 + _("{n} of {total} exercises passed").format(n=self.passed,
                                                               total=len(CHAPTERS))
-                + ("" if self.entries else _(" (no check has run here yet)")))
+                + _("; {n} of {total} predictions made, {right} right").format(
+                    n=len(self.made), total=len(PREDICTIONS),
+                    right=sum(1 for m in self.made.values() if m.right)) + note)
         rows = [{_(k): _(v) if k == "status" else v for k, v in row.items()}
                 for row in self.rows()]
         return head + "\n" + format_table(rows, [_(c) for c in COLUMNS], width)
 
+    @property
+    def made(self) -> dict[str, Made]:
+        """The course's predictions among those kept."""
+        return {name: m for name, m in self.predictions.items() if name in PREDICTIONS}
+
     def to_dict(self) -> dict[str, Any]:
-        return {"exercises": {name: asdict(e) for name, e in self.entries.items()}}
+        return {"exercises": {name: asdict(e) for name, e in self.entries.items()},
+                "predictions": {name: asdict(m) for name, m in self.predictions.items()}}
 
 
 def _row(name: str, entry: Entry | None) -> dict[str, Any]:
@@ -107,6 +131,13 @@ def location(folder: Path, switch: str | None) -> Path | None:
     if switch is not None and switch.strip().lower() in OFF:
         return None
     return Path(switch) if switch else folder / FILE
+
+
+def switched_off() -> str | None:
+    """The `KEEL_PROGRESS` value when it switches recording off (as `record` reads it), else
+    None."""
+    switch = os.environ.get(SWITCH)
+    return switch if switch is not None and location(Path.cwd(), switch) is None else None
 
 
 def find(where: str | Path | None = None) -> Path:
@@ -160,7 +191,8 @@ def read(path: Path) -> Progress:
     except UnicodeDecodeError as exc:
         raise LabError("not_utf8", N_("{where}: not UTF-8 text (invalid byte at offset "
                                       "{offset})"), where=path, offset=exc.start) from exc
-    return Progress(path, parse(read_json(text, str(path)), str(path)))
+    value = read_json(text, str(path))
+    return Progress(path, parse(value, str(path)), parse_predictions(value, str(path)))
 
 
 def parse(value: Any, where: str) -> dict[str, Entry]:
@@ -175,6 +207,26 @@ def parse(value: Any, where: str) -> dict[str, Entry]:
                                           "an 'exercises' object, got 'exercises' as {type})"),
                        where=where, type=json_type(exercises))
     return {name: _entry(fields, where, shown(name)) for name, fields in exercises.items()}
+
+
+def parse_predictions(value: dict[str, Any], where: str) -> dict[str, Made]:
+    """The predictions kept in a progress file's JSON value (none in a file written before the
+    course answered predictions back)."""
+    made = value.get("predictions", {})
+    if not isinstance(made, dict):
+        raise LabError("not_progress", N_("{where}: not a progress file ('predictions' must be "
+                                          "an object, got {type})"),
+                       where=where, type=json_type(made))
+    kept = {}
+    for name, fields in made.items():
+        if (not isinstance(fields, dict) or not isinstance(fields.get("chapter"), str)
+                or not isinstance(fields.get("when"), str)
+                or not isinstance(fields.get("right"), bool | None)):
+            raise LabError("prediction_fields", N_("{where}: prediction {name}: expected an "
+                                                   "object with chapter, right and when"),
+                           where=where, name=shown(name))
+        kept[name] = Made(fields["chapter"], fields["right"], fields["when"])
+    return kept
 
 
 _STRING = N_("{where}: exercise {exercise}: field {field} must be a string, got {type}")
@@ -225,9 +277,23 @@ def add(path: Path, verdicts: Iterable[tuple[str, bool, str | None]]) -> Progres
     for name, passed, hint in verdicts:
         hint = None if passed or hint is None else printable(hint)  # no lone surrogates
         entries[name] = Entry(passed, CHAPTERS.get(name, ""), when, hint)
-    updated = Progress(path, entries)
+    updated = Progress(path, entries, progress.predictions)
     save(updated)
     return updated
+
+
+def note_prediction(name: str, chapter: str, right: bool | None) -> None:
+    """Keep a prediction made (`right` None) or answered back; a prediction already answered
+    keeps its answer when it is only made again. Like `record`, never raises nor prints on
+    stdout."""
+    def keep(path: Path) -> None:
+        progress = read(path)
+        kept = progress.predictions.get(name)
+        right_now = kept.right if right is None and kept is not None else right
+        when = datetime.now(UTC).isoformat(timespec="seconds")
+        save(Progress(path, progress.entries,
+                      {**progress.predictions, name: Made(chapter, right_now, when)}))
+    _guarded(keep)
 
 
 _said: list[str] = []  # a problem with the progress file is said once per session, not per check
@@ -243,11 +309,20 @@ def _say(problem: str) -> None:
 
 def record(verdict: Verdict) -> None:
     """`check`'s hook: keep the verdict in the progress file; never raises nor writes on stdout."""
+    hint = verdict.hints[0] if verdict.hints else None
+
+    def keep(path: Path) -> None:
+        add(path, [(verdict.exercise, verdict.passed, hint)])
+    _guarded(keep)
+
+
+def _guarded(write: Callable[[Path], None]) -> None:
+    """Run `write` on the progress file unless recording is off; a problem is said once on
+    stderr, never raised: a check or a prediction is never broken by its log."""
     try:
         path = location(Path.cwd(), os.environ.get(SWITCH))
         if path is not None:
-            hint = verdict.hints[0] if verdict.hints else None
-            add(path, [(verdict.exercise, verdict.passed, hint)])
+            write(path)
     except LabError as exc:
         _say(str(exc))
     except OSError as exc:  # a folder that cannot be written, a working folder deleted

@@ -1,9 +1,10 @@
 """The course's own tooling: the incident scenario (data, tools, the offline model), the shared
-fixtures, the experiments, plots, diagrams, explorers and notebook helpers (`predicted`: a
-prediction's answer waits for it). `check`, `show_progress` and the capstone's `capstone_sweep`
-are offered here too, from the package beside the lab that judges the exercises (keel_checks),
-so a chapter imports everything from one face. Each name loads its module on
-first use: a check loads its own chapter's verifier only, and matplotlib with the first plot."""
+fixtures, the experiments, plots, diagrams, explorers and notebook helpers. `check`,
+`show_progress`, the capstone's `capstone_sweep` and the predictions' `predicted` (a
+prediction's answer waits for it) and `answered` (right or not) are offered here too, from the
+package beside the lab that judges the learner (keel_checks), so a chapter imports everything
+from one face. Each name loads its module on first use: a check loads its own chapter's
+verifier only, and matplotlib with the first plot."""
 
 from keel_lab._lazy import lazy
 
@@ -15,7 +16,7 @@ __getattr__, __dir__ = lazy(__name__, {
     "keel_lab.course._scenarios": ("PARTIAL", "offline_stream", "scenarios", "slow_first",
                                   "turn_requests"),
     "keel_lab.course._notebook": ("show",),
-    "keel_lab.course._predictions": ("predicted",),
+    "keel_checks.predictions": ("answered", "predicted"),
     "keel_lab.course._plots": ("plot", "stream_plot"),
     "keel_lab.course._diagrams": ("message_format", "turn_pipeline"),
     "keel_checks.progress": ("show_progress",),
@@ -42,7 +43,7 @@ __getattr__, __dir__ = lazy(__name__, {
 }, modules={"data": "keel_lab.course._data"})
 
 __all__ = [
-    "PARTIAL", "STREAMS", "OfflineAdapter", "anthropic_sdk_calls", "bad_sibling",
+    "PARTIAL", "STREAMS", "OfflineAdapter", "answered", "anthropic_sdk_calls", "bad_sibling",
     "batching_explorer", "block_close", "block_close_explorer", "call_boundaries", "calls_sweep",
     "cancellation", "capstone_sweep", "check", "chunk_table", "comparison_report",
     "crash_and_resume", "crashed_log", "data", "eager_executions", "event_store", "exceptions",

@@ -4,10 +4,12 @@ saved output is only the line that asks for it - never the answer under an empty
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
 
+from keel_checks.exercises import PREDICTIONS
 from keel_cli._cells import source, tags
 from keel_course import translation
 from keel_course.checkout import Checkout
@@ -63,3 +65,20 @@ def test_every_edition_has_its_predictions():
                          if language == code for c in read_notebook(path)["cells"])
                for code in EDITIONS}
     assert len(set(counted.values())) == 1 and counted["en"] >= 13, counted
+
+
+def test_every_prediction_is_in_the_table_and_answered_back():
+    """Each prediction is a row of the course's table (what progress counts), and the cell
+    that answers it says whether it was right: `answered(...)`, or chapter 6's `observe(...)`."""
+    found = {}
+    for path in sorted((CHECKOUT.notebooks / "solutions").glob("[0-9]*.ipynb")):
+        cells = read_notebook(path)["cells"]
+        for n, cell in enumerate(cells):
+            if "prediction" not in tags(cell):
+                continue
+            [name] = _names(source(cell), ast.Store)
+            found[name] = path.stem
+            answer = next(source(c) for c in cells[n + 1:] if c["cell_type"] == "code")
+            assert re.search(rf"\b(answered|observe)\((\d+, )?{name}\b", answer), (
+                f"{path.name}: the cell after {name} does not answer it back")
+    assert found == PREDICTIONS

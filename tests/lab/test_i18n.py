@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_install import _run, installed, wheel  # noqa: F401 - the wheel and its install
 
-from keel_checks.exercises import EXERCISES
+from keel_checks.exercises import EXERCISES, PREDICTIONS
 from keel_checks.partial_success import verify_status_history
 from keel_checks.progress import Progress
 from keel_checks.verdict import Verdict
@@ -226,11 +226,13 @@ def test_checks_not_tried_are_named_in_the_language_shown():
                                "x：尚未通过（0/1 项检查）"]
 
 
-def test_the_progress_table_in_chinese(tmp_path):
+def test_the_progress_table_in_chinese(tmp_path, monkeypatch):
+    monkeypatch.delenv("KEEL_PROGRESS", raising=False)
     set_language("zh")
     table = Progress(tmp_path / "p.json", {}).table()
     head, columns = table.splitlines()[:2]
-    assert head.endswith(f"{len(EXERCISES)} 个练习中已通过 0 个（这里还没有运行过任何检查）")
+    assert head.endswith(f"{len(EXERCISES)} 个练习中已通过 0 个；已做 0/{len(PREDICTIONS)} 个预测，"
+                         "其中 0 个正确（这里还没有运行过任何检查）")
     assert columns.split() == ["章节", "练习", "状态", "时间", "最近的提示"]
     assert "未尝试" in table and "not tried" not in table
     set_language("en")

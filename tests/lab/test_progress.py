@@ -21,6 +21,7 @@ from json_fields import MARK, paths, reshape
 from test_checks_status_history import by_segments, final_only
 
 from keel_checks import VERIFIERS, check, progress
+from keel_checks.exercises import PREDICTIONS
 from keel_checks.progress import CHAPTERS, FILE, SWITCH, read, show_progress
 from keel_checks.verdict import ExerciseNotPassed
 from keel_cli._cells import CHECK_MARK
@@ -87,6 +88,18 @@ def test_switched_off_nothing_is_written_and_a_path_moves_the_file(here, monkeyp
     assert read(here / "elsewhere.json").passed == 1
 
 
+@pytest.mark.parametrize("switch", ["off", " False "])
+def test_switched_off_the_table_says_recording_is_off_not_that_no_check_ran(
+        here, capsys, monkeypatch, switch):
+    monkeypatch.setenv(SWITCH, switch)
+    check(RIGHT)
+    show_progress()
+    assert main(["progress"]) == 1
+    out = capsys.readouterr().out
+    assert out.count(f"(recording is off, KEEL_PROGRESS={switch}: no check is kept)") == 2
+    assert "no check has run" not in out
+
+
 def test_a_folder_that_cannot_be_written_never_breaks_a_check_and_is_said_once(
         here, capsys, monkeypatch, raising):
     (here / "a_file").write_text("")
@@ -144,7 +157,8 @@ def test_show_progress_is_a_table_of_every_exercise(here, capsys):
     capsys.readouterr()
     show_progress()
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"{here / FILE}: 1 of {len(CHAPTERS)} exercises passed"
+    assert lines[0] == (f"{here / FILE}: 1 of {len(CHAPTERS)} exercises passed; "
+                        f"0 of {len(PREDICTIONS)} predictions made, 0 right")
     assert lines[1].split() == ["chapter", "exercise", "status", "when", "last", "hint"]
     rows = {line.split()[1]: line.split()[2] for line in lines[3:]}
     assert list(rows) == list(CHAPTERS)
@@ -176,8 +190,8 @@ def test_hints_are_stored_as_printable_text(here):
 
 def test_cli_exit_codes_and_json(here, capsys):
     assert main(["progress"]) == 1
-    assert (f"0 of {len(CHAPTERS)} exercises passed (no check has run here yet)"
-            in capsys.readouterr().out)
+    assert (f"0 of {len(CHAPTERS)} exercises passed; 0 of {len(PREDICTIONS)} predictions made, "
+            "0 right (no check has run here yet)" in capsys.readouterr().out)
     progress.add(here / FILE, [(name, True, None) for name in CHAPTERS])
     assert main(["progress", str(here)]) == 0
     assert f"{len(CHAPTERS)} of {len(CHAPTERS)} exercises passed" in capsys.readouterr().out

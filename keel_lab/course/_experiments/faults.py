@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from keel_checks.predictions import note
 from keel_lab._core.executor import Collect, Executor, RunCall
 from keel_lab._core.history import validate_history
 from keel_lab._core.messages import Message, ToolMessage
@@ -25,7 +26,7 @@ from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.streaming import CallState, StreamEvent, cancel_after, snapshots
 from keel_lab._core.tools import ToolOutcome, Toolset
-from keel_lab._i18n import N_, _
+from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course._experiments.mine import Mine
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._offline_model import OfflineAdapter
@@ -78,6 +79,7 @@ class CancelledBeforeFinish(OfflineAdapter):
         return cancel_after(events, len(events) - 1)
 
 
+WIDTH = 100  # the widest line of the faults' table, whose cells hold whole answers
 SYMPTOMS = {  # translated where shown
     "A": N_("the run fails with an error"),
     "B": N_("the history breaks: the provider would reject the next request"),
@@ -133,11 +135,12 @@ def _order(r: RunResult) -> str:
 
 
 def _executed(r: RunResult) -> str:
-    names = ", ".join(o.name for o in r.outcomes)
+    n, names = len(r.outcomes), ", ".join(o.name for o in r.outcomes)
     if names:
-        return _("{n} calls executed ({names}); run {status}").format(
-            n=len(r.outcomes), names=names, status=r.status)
-    return _("{n} calls executed").format(n=len(r.outcomes))
+        return ngettext("{n} call executed ({names}); run {status}",
+                        "{n} calls executed ({names}); run {status}", n).format(
+            n=n, names=names, status=r.status)
+    return ngettext("{n} call executed", "{n} calls executed", n).format(n=n)
 
 
 def _collecting(hook: Any, seed: int) -> Runner:
@@ -179,6 +182,7 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
                  "above, then run this cell again.").format(
                      name=getattr(hook, "__name__", _("the function")))
     seen = symptom(correct, faulty)
+    note(f"prediction_{number}", seen == guess)
     verdict = (_("as you predicted") if seen == guess
                else _("not what you predicted: see why below"))
     return "\n".join([
@@ -192,9 +196,11 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
 
 
 def faults(seed: int = 0, mine: Collect | None = None) -> Report:
-    """Each of the lab's faults beside the correct code, on the same question and delays.
-    `mine`, a learner's `collect_batch`, collects every batch of the correct code's run in
-    its place: what that run shows is the column "yours"."""
+    """Each of the lab's faults beside the correct code, on the same question and delays;
+    `faulty_differs_from_correct` says whether the fault changed what is observed. `mine`, a
+    learner's `collect_batch`, collects every batch of the correct code's run in its place:
+    what that run shows is the column "yours". The table holds whole answers: it wraps to
+    `WIDTH`."""
     learner = Mine(mine) if mine is not None else None
     theirs = learner.run(lambda fn: [fault.shows(_collected_by(fn, fault, seed))
                                      for fault in FAULTS]) if learner else None
@@ -207,12 +213,13 @@ def faults(seed: int = 0, mine: Collect | None = None) -> Report:
                      "symptom": _("{letter}: {symptom}").format(letter=seen,
                                                                 symptom=_(SYMPTOMS[seen])),
                      "correct": fault.shows(correct), "faulty": fault.shows(faulty),
-                     **({} if yours is None else {"yours": yours}), "differs": seen != "F"})
+                     "faulty_differs_from_correct": seen != "F",
+                     **({} if yours is None else {"yours": yours})})
     findings = [_("{n} of {total} faults changed the observed result").format(
-        n=sum(1 for r in rows if r["differs"]), total=len(rows))]
+        n=sum(1 for r in rows if r["faulty_differs_from_correct"]), total=len(rows))]
     if learner is not None and learner.line:
         findings.append(learner.line)
-    return Report("faults", {"seed": seed}, {}, rows, findings)
+    return Report("faults", {"seed": seed}, {}, rows, findings, width=WIDTH)
 
 
 def _collected_by(collect: Collect, fault: Fault, seed: int) -> RunResult:
