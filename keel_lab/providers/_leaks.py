@@ -85,13 +85,15 @@ def describe(leaks: list[Leak]) -> Said:
                               "line": leak.line, "char": leak.char})
                         for leak in leaks), ", ")
     return Said("call_in_text", N_(
-        "the turn's text holds {n} tool call written as text, not sent as calls: {each}; the text "
-        "is the model's answer and the lab does not guess calls out of it, so none runs (a "
-        "server whose tool parser reads this model's call syntax would send them as calls)")
+        "the turn's text holds {n} tool call written as text, not sent as a call: {each}; the "
+        "text is the model's answer and the lab does not guess calls out of it, so it never runs; "
+        "only calls sent as calls may (a server whose tool parser reads this model's call syntax "
+        "would send it as one)")
         if len(leaks) == 1 else N_(
         "the turn's text holds {n} tool calls written as text, not sent as calls: {each}; the "
-        "text is the model's answer and the lab does not guess calls out of it, so none runs (a "
-        "server whose tool parser reads this model's call syntax would send them as calls)"),
+        "text is the model's answer and the lab does not guess calls out of it, so none of them "
+        "runs; only calls sent as calls may (a server whose tool parser reads this model's call "
+        "syntax would send them as calls)"),
         {"n": len(leaks), "each": each})
 
 

@@ -139,7 +139,7 @@ def test_partial_success_three_statuses():
 
 def test_each_injected_fault_changes_what_is_observed():
     rows = faults().rows
-    assert all(row["differs"] for row in rows)
+    assert all(row["faulty_differs_from_correct"] for row in rows)
     zip_row, append_row, eager_row, failfast_row = rows
     assert "INC-002 is the most severe (critical)" in zip_row["faulty"]
     assert "INC-001 is the most severe (critical)" in zip_row["correct"]
@@ -147,6 +147,7 @@ def test_each_injected_fault_changes_what_is_observed():
     assert eager_row["correct"] == "0 calls executed"
     assert failfast_row["correct"].startswith("completed")
     assert failfast_row["faulty"].startswith("failed")
+    assert eager_row["faulty"] == "1 call executed (add_incident_note); run cancelled"
 
 
 def test_eager_execution_fires_before_the_finish():

@@ -51,7 +51,10 @@ def test_describe_says_what_where_and_why_it_does_not_run():
     assert said.code == "call_in_text" and said.params["n"] == 2
     assert message.startswith("the turn's text holds 2 tool calls written as text")
     assert "'lookup_incident' (<tool_call> tag, line 1, char 0)" in message
-    assert "(JSON object, line 2," in message and "so none runs" in message
+    assert "(JSON object, line 2," in message and "so none of them runs" in message
+    one = str(describe(leaked_calls(CALL)))  # one call in the text, whatever calls were sent
+    assert one.startswith("the turn's text holds 1 tool call written as text, not sent as a call")
+    assert "so it never runs; only calls sent as calls may" in one
 
 
 @settings(max_examples=200, derandomize=True, database=None, deadline=None)

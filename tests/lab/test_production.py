@@ -25,8 +25,10 @@ def test_scheduling_graph_is_fastest_and_plots():
 
 def test_screen_never_cancelled_and_cancelled():
     done = screen(0, seed=0)
-    assert done.findings == [f"{len(done.rows)} frames; 2 of 2 calls ran"]
+    assert done.findings == [f"{len(done.rows)} screen frames (one per stream event, stop or "
+                             "tool event); 2 of 2 calls ran"]
     cancelled = screen(12, seed=0)
+    assert cancelled.findings[-1].startswith("13 screen frames")  # 12 stream events, the stop
     assert cancelled.findings[-1].endswith("0 of 2 calls ran")
     assert all(p in ("", "model still writing") for f in cancelled.data["phases"][:-1]
                for p in f)

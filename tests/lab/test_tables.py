@@ -43,3 +43,10 @@ def test_report_table_wraps_title_and_findings_only_when_asked():
     report = Report("x", {"p": "v" * 150}, {}, [{"a": 1}], ["finding " * 20])
     assert report.table().splitlines()[0] == "x: p=" + "v" * 150
     assert max(len(line) for line in report.table(100).splitlines()) <= 100
+
+
+def test_a_report_with_its_own_width_wraps_to_it_or_to_a_narrower_one_asked():
+    report = Report("x", {"p": "v" * 150}, {}, [{"a": "w " * 80}], [], width=60)
+    assert max(len(line) for line in report.table().splitlines()) <= 60
+    assert max(len(line) for line in report.table(40).splitlines()) <= 40
+    assert report.table(100) == report.table()

@@ -83,7 +83,8 @@ def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
                   {"calls": [_short(k) for k in keys],
                    "phases": [[str(f.calls[k][0]) if k in f.calls else "" for k in keys]
                               for f in frames]},
-                  rows, [_("{frames} frames; {ran} of {calls} calls ran").format(
+                  rows, [_("{frames} screen frames (one per stream event, stop or tool "
+                           "event); {ran} of {calls} calls ran").format(
                       frames=len(frames), ran=ran, calls=len(last))])
 
 

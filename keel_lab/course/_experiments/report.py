@@ -23,7 +23,8 @@ COLUMNS = {  # each key's header, marked for the catalog one by one (make messag
     "turns_completed": N_("turns completed"), "ms_to_all_results": N_("ms to all results"),
     "calls_run": N_("calls run"), "run_in_cancelled_turns": N_("run in cancelled turns"),
     "run_in_refused_turns": N_("run in refused turns"), "event": N_("event"), "type": N_("type"),
-    "says": N_("says"), "fault": N_("fault"), "symptom": N_("symptom"), "differs": N_("differs"),
+    "says": N_("says"), "fault": N_("fault"), "symptom": N_("symptom"),
+    "faulty_differs_from_correct": N_("faulty differs from correct"),
     "group": N_("group"), "noticed": N_("noticed"), "calls": N_("calls"),
     "may_run": N_("may run"), "meaning": N_("meaning"), "reading": N_("reading"),
     "recording": N_("recording"), "lab_calls": N_("lab calls"), "naive_calls": N_("naive calls"),
@@ -61,16 +62,19 @@ class Report:
     data: dict[str, Any]  # measured results beyond the rows, JSON-ready
     rows: list[dict[str, Any]] = field(default_factory=list)  # the table, stored only here
     findings: list[str] = field(default_factory=list)  # one-line conclusions, computed
+    width: int | None = None  # the table's widest line wherever shown (long cells wrap)
 
     def to_dict(self) -> dict[str, Any]:
         return {"experiment": self.name, **self.params, **self.data, "rows": self.rows}
 
     def table(self, width: int | None = None) -> str:
-        """The title, the table and the findings; with `width` (the CLI's terminal), no line
-        is wider: the title and findings wrap, the table narrows its widest columns."""
+        """The title, the table and the findings; with `width` (the CLI's terminal) or the
+        report's own, the narrower, no line is wider: the title and findings wrap, the table
+        narrows its widest columns."""
         title = _("{name}: {params}").format(
             name=self.name, params=", ".join(f"{k}={v}" for k, v in self.params.items()))
         rows = self.shown_rows()
+        width = min((w for w in (width, self.width) if w is not None), default=None)
         if width is None:
             return "\n".join([title, format_table(rows), *self.findings])
         return "\n".join([textwrap.fill(title, width, subsequent_indent="  "),
