@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# axe-core for the site's accessibility test, from npm (see the install target below)
+AXE_DIR := tests/course/a11y
+AXE     := $(AXE_DIR)/node_modules/axe-core/axe.min.js
 # JupyterHub's proxy for `make classroom`, from npm (see the classroom targets below)
 PROXY := build/classroom/node/node_modules/.bin/configurable-http-proxy
 # The learner's own copy of the learner edition (git-ignored): `make lab`, `make check` and
@@ -14,7 +17,8 @@ WORKCOPY  := $(BIN)/python -m keel_course.workspace
 .PHONY: install lab test lint bubblewrap check restore notebooks guide locale messages handout site bench clean classroom collect
 
 # Never silent: pip names each package it collects; download bars only on a terminal (not in CI logs).
-$(STAMP): requirements.txt pyproject.toml
+# axe-core comes with it (order-only: a new pin reinstalls axe-core alone, not the venv).
+$(STAMP): requirements.txt pyproject.toml | $(AXE)
 	@echo "Installing keel-lab and the Jupyter stack into $(VENV) (about 2 minutes the first time)..."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
@@ -24,6 +28,13 @@ $(STAMP): requirements.txt pyproject.toml
 	@echo "Installed: $(VENV) is ready."
 
 install: $(STAMP)
+
+# axe-core, which tests/course/test_site_a11y.py runs on every page of the site in Chromium: from
+# npm, pinned by tests/course/a11y/package-lock.json, installed there (git-ignored). Without npm
+# nothing is said here (a learner's `make lab` needs no npm): that test is skipped and says why.
+$(AXE): $(AXE_DIR)/package.json $(AXE_DIR)/package-lock.json
+	@if command -v npm >/dev/null; then echo "Installing axe-core with npm into $(AXE_DIR)..." && \
+	    npm ci --prefix $(AXE_DIR) --no-audit --no-fund && touch $(AXE); fi
 
 # JupyterLab on the learner's copy, workspace/: made from notebooks/ on first use, and after
 # that only what it lacks is added (a new chapter after `git pull`); their answers stay as they are.
@@ -41,11 +52,13 @@ lint: $(STAMP)
 # Every test, fastest first: the lab's fast tests (a broken rule fails in about a minute), then the
 # course's tests, the slow ones (hub, browser, nbgrader, fuzz) and every solution notebook, English
 # and Chinese, under nbval with full output comparison. Both cores: a notebook stays on one worker
-# (--dist loadfile), its cells in order. One chapter alone: `$(BIN)/pytest -m ch4 tests notebooks/solutions --nbval`.
+# (--dist loadfile), its cells in order. One chapter alone:
+# `$(BIN)/pytest -m ch4 tests notebooks/solutions --nbval --nbval-sanitize-with tests/nbval-sanitize.cfg`.
 XDIST := -n 2 --dist loadfile
 test: lint bubblewrap
 	$(BIN)/pytest $(XDIST) tests/lab -m "not slow"
-	$(BIN)/pytest $(XDIST) tests/course notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env
+	$(BIN)/pytest $(XDIST) tests/course notebooks/solutions notebooks/zh/solutions --nbval --nbval-current-env \
+	    --nbval-sanitize-with tests/nbval-sanitize.cfg
 	$(BIN)/pytest $(XDIST) tests/lab -m slow
 
 # The grader's and the class server's sandbox (keel_course/bubblewrap.py): Debian's bubblewrap,

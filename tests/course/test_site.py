@@ -338,9 +338,10 @@ def test_each_chapter_shows_its_plots_and_its_explorer_snapshot(built):
         assert "After this chapter you can" in text and "Checkpoint questions" in text, name
         learner = read_notebook(COURSE / f"{name}.ipynb")
         # a plot that answers a prediction waits in the learner edition, and so on the site
-        plotted = any("image/png" in o.get("data", {}) for c in learner["cells"]
-                      if c["cell_type"] == "code" for o in c["outputs"])
-        assert bool(re.search(r'<img[^>]+src="_images/[^"]+\.png"', text)) == plotted, name
+        plotted = any('<img alt="' in "".join(o.get("data", {}).get("text/html", ""))
+                      for c in learner["cells"] if c["cell_type"] == "code" for o in c["outputs"])
+        assert bool(re.search(r'<img alt="[^"]{20,}" src="data:image/png;base64,', text)) \
+            == plotted, name
         widgets = any("widget" in c.get("metadata", {}).get("tags", []) for c in learner["cells"])
         assert (text.count('class="keel-snapshot"') >= 1 and SNAPSHOT_NOTE in text) == widgets, \
             name

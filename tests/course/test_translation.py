@@ -216,8 +216,8 @@ def test_a_changed_english_paragraph_turns_fuzzy_and_falls_back_to_english(tmp_p
     po = translated_copy(tmp_path)
     nb = read_notebook(CHECKOUT.solutions / "04_streaming.ipynb")
     old = t.units(source(nb["cells"][0]))[1][0]
-    new = old.replace("With streaming,", "When it streams,")
-    nb["cells"][0]["source"] = source(nb["cells"][0]).replace("With streaming,", "When it streams,")
+    new = "Indeed, " + old
+    nb["cells"][0]["source"] = source(nb["cells"][0]).replace(old, new)
     pots = tmp_path / "gettext"
     t.write_catalog(t.template("04_streaming", t.iter_units(nb, "04_streaming.ipynb")),
                     pots / "04_streaming.pot")

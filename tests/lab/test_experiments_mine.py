@@ -3,6 +3,7 @@
 as "yours" with the lab's numbers; a wrong answer with other numbers; the stub, or an answer
 that raises, as one line, the lab's part whole."""
 
+import ast
 import asyncio
 import json
 from pathlib import Path
@@ -37,18 +38,28 @@ def _cells(chapter: str) -> list[dict]:
     return json.loads((SOLUTIONS / f"{chapter}.ipynb").read_text())["cells"]
 
 
+def _functions(source: str) -> ast.Module:
+    """A code cell's function definitions alone: the helpers an answer may call."""
+    tree = ast.parse(source)
+    return ast.Module([n for n in tree.body if isinstance(n, (ast.FunctionDef,
+                                                              ast.AsyncFunctionDef))], [])
+
+
 def solution(chapter: str, name: str):
-    """The exercise's answer as the solution notebook writes it."""
+    """The exercise's answer as the solution notebook writes it, with the functions the chapter
+    defines before it (chapter 4's `next_event`)."""
+    namespace = {"asyncio": asyncio, "StreamAssembler": StreamAssembler, "Finish": Finish,
+                 "ToolRequest": ToolRequest, "RunCall": RunCall,
+                 "ToolOutcome": ToolOutcome, "CallState": CallState, "Code": Code,
+                 "failure": failure}
     for cell in _cells(chapter):
         source = "".join(cell["source"])
         if "exercise" in cell["metadata"].get("tags", ()) and (
                 f"def {name}(" in source):
-            namespace = {"asyncio": asyncio, "StreamAssembler": StreamAssembler,
-                         "ToolRequest": ToolRequest, "RunCall": RunCall,
-                         "ToolOutcome": ToolOutcome, "CallState": CallState, "Code": Code,
-                         "failure": failure}
             exec(source, namespace)  # the course's own solution
             return namespace[name]
+        if cell["cell_type"] == "code":
+            exec(compile(_functions(source), chapter, "exec"), namespace)
     raise LookupError(f"{chapter} has no exercise {name}")
 
 
@@ -80,21 +91,21 @@ def lab_part(report: Report) -> tuple[list[dict], list[str]]:
 
 
 @pytest.mark.parametrize(("chapter", "call", "report"), [
-    ("02_pairing", "show(pairing(1000, 3, seed=0))", lambda: pairing(1000, 3, seed=0)),
-    ("03_batching", "show(timeline(seed=0, limit=4))", lambda: timeline(seed=0, limit=4)),
-    ("04_streaming", "show(cancellation(seed=0))", lambda: cancellation(seed=0)),
+    ("02_pairing", "pairing(1000, 3, seed=0)", lambda: pairing(1000, 3, seed=0)),
+    ("03_batching", "timeline(seed=0, limit=4)", lambda: timeline(seed=0, limit=4)),
+    ("04_streaming", "cancellation(seed=0)", lambda: cancellation(seed=0)),
     ("05_partial_success", "show(partial_success())", partial_success),
 ])
 def test_without_mine_the_chapters_output_is_unchanged(chapter, call, report):
-    r = report()
-    assert r.table() + "\n" == saved_output(chapter, call)
+    r = report()  # the cell may say after the table whether a prediction was right
+    assert saved_output(chapter, call).startswith(r.table() + "\n")
     assert "yours" not in json.dumps(r.to_dict(), default=str)
 
 
 def test_faults_without_mine_has_no_column_of_yours():
     r = faults()
     assert [list(row) for row in r.rows] == [
-        ["fault", "symptom", "correct", "faulty", "differs"]] * 4
+        ["fault", "symptom", "correct", "faulty", "faulty_differs_from_correct"]] * 4
     assert len(r.findings) == 1
 
 
@@ -207,6 +218,7 @@ def test_faults_run_the_correct_code_with_the_learners_collector():
     right = faults(mine=solution("06_faults", "collect_batch"))
     assert [r["yours"] for r in right.rows] == [r["correct"] for r in right.rows]
     assert lab_part(right) == lab_part(faults())
+    assert max(len(line) for line in right.table().splitlines()) <= 100  # whole answers, wrapped
     wrong = faults(mine=zip_as_completed)
     assert wrong.rows[0]["yours"] != wrong.rows[0]["correct"]
     unwritten = faults(mine=async_stub)
