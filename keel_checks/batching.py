@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from keel_checks.delegation import watched
+from keel_checks.exercises import BATCHES_SHARED as SHARED
+from keel_checks.exercises import BATCHES_UNKNOWN as UNDECLARED
 from keel_checks.verdict import Verdict, describe, labelled, listed, seeded
 from keel_lab._core.batching import make_batches
 from keel_lab._core.executor import Executor, seeded_latency
@@ -27,7 +29,6 @@ from keel_lab.course._scenarios import turn_requests
 
 MakeBatches = Callable[[Sequence[ToolRequest], Any], Sequence[Sequence[ToolRequest]]]
 ALONE = N_("no call shares a batch that its tool's declarations do not allow")
-SHARED = N_("neighbours whose declarations allow it share a batch")
 WALL = N_("chapter turn: wall time with your batches and one by one")
 # (names to draw from, concurrency_safe, requires_approval): declarations the chapter lacks
 EXTRA = ((("fetch_metrics", "list_deploys", "count_errors"), True, False),
@@ -73,7 +74,7 @@ def _shown(n: int, requests: Sequence[ToolRequest]) -> str:
 def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
     cases, tools = _cases()
     every = _("{n} request lists: every call once, in order").format(n=len(cases))
-    v = Verdict("make_batches", [every, ALONE, SHARED, WALL])
+    v = Verdict("make_batches", [every, ALONE, SHARED, UNDECLARED, WALL])
     make_batches_fn = watched(make_batches_fn, (make_batches, Executor))
     answers: list[tuple[str, list[ToolRequest], list[Any]]] = []
     for n, requests in enumerate(cases):
@@ -99,6 +100,9 @@ def verify_make_batches(make_batches_fn: MakeBatches) -> Verdict:
         return v
     if not v.first(SHARED, (labelled(label, _split_problem(r, b, tools))
                             for label, r, b in answers)):
+        return v
+    if not v.first(UNDECLARED, (labelled(label, _unknown_problem(b, tools))
+                                for label, _, b in answers)):
         return v
     latency = seeded_latency(0, 0.05, 0.4)
     wall = sum(max(latency(r) for r in b) for b in answers[0][2])
@@ -144,23 +148,33 @@ def _order_problem(requests: Sequence[ToolRequest], batches: list[list[ToolReque
 
 
 def _alone_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
+    """The first call of a declared tool that shares a batch its declarations forbid (a name no
+    tool has is `_unknown_problem`'s)."""
     for b in batches:
         for r in b if len(b) > 1 else ():
             others = [x.call_id for x in b if x is not r]
             tool = tools.get(r.name)
-            if tool is None:
-                return _("{id} ({name}) shares a batch with {others}, but no tool has that "
-                         "name: no declaration says it is safe beside others").format(
-                             id=r.call_id, name=r.name, others=others)
-            if tool.requires_approval:
+            if tool is not None and tool.requires_approval:
                 return _("{id} ({name}) requires approval and shares a batch with {others}: "
                          "a person decides before it runs (the table's approval row)").format(
                              id=r.call_id, name=r.name, others=others)
-            if not tool.concurrency_safe:
+            if tool is not None and not tool.concurrency_safe:
                 return _("{id} ({name}) is not concurrency_safe and shares a batch with "
                          "{others}: it may change what they read (the table's rows on a "
                          "shared resource and an irreversible action)").format(
                              id=r.call_id, name=r.name, others=others)
+    return ""
+
+
+def _unknown_problem(batches: list[list[ToolRequest]], tools: Toolset) -> str:
+    """The first call to a name no tool has that shares a batch."""
+    for b in batches:
+        for r in b if len(b) > 1 else ():
+            if tools.get(r.name) is None:
+                return _("{id} ({name}) shares a batch with {others}, but no tool has that "
+                         "name: no declaration says it is safe beside others").format(
+                             id=r.call_id, name=r.name,
+                             others=[x.call_id for x in b if x is not r])
     return ""
 
 

@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from keel_checks.exercises import EXERCISES
 from keel_checks.origin import lab_module
 from keel_lab._i18n import N_, _
 
@@ -46,6 +47,10 @@ class NotAwaitable(Exception):
 
 
 NOT_TRIED = N_("not tried (fix the first failure first)")
+# What each exercise is worth, whole and by check line (`Exercise.parts`): plain dicts, as the
+# grader reads them.
+_WORTH: dict[str, tuple[int, dict[str, int]]] = {
+    x.name: (x.points, dict(x.parts)) for x in EXERCISES}
 
 
 @dataclass
@@ -75,6 +80,22 @@ class Verdict:
     def passed(self) -> bool:
         return (bool(self.results) and len(self.results) >= len(self.checks)
                 and all(ok for ok, _ in self.results))
+
+    @property
+    def points(self) -> int:
+        """The points it earns: all of its exercise's when it passed; else those its exercise's
+        `parts` give the lines that passed before the first failure, so a check that stopped
+        early (a crash) earns only the lines before it, and a line is worth nothing after a
+        failure, whatever it says."""
+        whole, parts = _WORTH.get(self.exercise, (0, {}))
+        if self.passed:
+            return whole
+        earned = 0
+        for label, (ok, _text) in zip(self.checks, self.results, strict=False):
+            if not ok:
+                break
+            earned += parts.get(label, 0)
+        return min(earned, whole)
 
     @property
     def hints(self) -> list[str]:

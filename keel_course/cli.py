@@ -10,6 +10,7 @@ traceback, 2 for a user's mistake.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
 import sys
 from collections.abc import Sequence
@@ -21,7 +22,7 @@ from keel_course.classroom.command import add_parser as add_classroom_parser
 from keel_course.classroom.command import run as run_classroom
 from keel_lab._core.errors import LabError
 from keel_lab._core.tables import printable
-from keel_lab._i18n import N_
+from keel_lab._i18n import N_, ngettext
 
 
 def _seconds(text: str) -> float:
@@ -80,6 +81,13 @@ def parser() -> argparse.ArgumentParser:
                    help="time limit per submission (default 60)")
     r.add_argument("--jobs", type=bounded(1, 256), default=None, metavar="N",
                    help="submissions graded at once (default: the number of cores)")
+    r.add_argument("--chapter", action="append", metavar="CHAPTER",
+                   help="grade and total only this chapter's notebooks, by name or number "
+                        "(03_batching or 03); repeat it or give a comma list (02,03) for an "
+                        "assignment of several (default: the chapters handed in)")
+    r.add_argument("--roster", type=Path, metavar="FILE",
+                   help="who should have handed in, one name a line: a row of 0 points and "
+                        "'no submission' for each one with no notebook")
 
     add_classroom_parser(sub)
 
@@ -138,10 +146,14 @@ def _nbgrader(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    from keel_course.classroom.roster import read_roster
     from keel_course.grading import find_submissions, grade
-    from keel_course.grading.gradebook import check_csv, table, to_dict, write_csv
+    from keel_course.grading.grade import chapters
+    from keel_course.grading.gradebook import Gradebook, check_csv, table, to_dict, write_csv
     from keel_course.grading.sandbox import isolation
 
+    chosen = chapters(args.chapter) if args.chapter else ()
+    roster = read_roster(args.roster) if args.roster else ()
     paths = find_submissions(args.paths, lambda problem: print(
         f"keel-course: warning: {printable(problem)}", file=sys.stderr))
     if args.csv:
@@ -153,13 +165,27 @@ def _grade(args: argparse.Namespace) -> int:
               file=sys.stderr)
     with tqdm(total=len(paths), desc="grading", file=sys.stderr, unit="notebook", leave=False,
               disable=None) as bar:
-        rows = grade(paths, args.timeout, args.jobs, bar.update)
+        rows = grade(paths, args.timeout, args.jobs, bar.update, chosen)
+    if len(rows) < len(paths):
+        left = len(paths) - len(rows)
+        print("keel-course: warning: " + ngettext(
+            "left out {count} notebook of another chapter (graded: {chapters})",
+            "left out {count} notebooks of other chapters (graded: {chapters})", left).format(
+            count=left, chapters=", ".join(chosen)), file=sys.stderr)
+    book = Gradebook(rows, _class_folder(paths, args.paths), chosen, roster)
     sandbox = {"sandbox": "none" if unconfined else "bubblewrap", "why": unconfined}
-    print(json_text(to_dict(rows) | {"isolation": sandbox}) if args.json
-          else table(rows, WIDTH), flush=True)
+    print(json_text(to_dict(book) | {"isolation": sandbox}) if args.json
+          else table(book, WIDTH), flush=True)
     if args.csv:
-        write_csv(rows, args.csv)  # a failure now is one line on stderr, after the grades
+        write_csv(book, args.csv)  # a failure now is one line on stderr, after the grades
     return 0
+
+
+def _class_folder(found: Sequence[Path], given: Sequence[Path]) -> str:
+    """The class folder, which the gradebook's paths are relative to: the one the PATHs given
+    share (a folder, or a notebook's own folder)."""
+    places = [os.path.abspath(p if p.is_dir() else p.parent) for p in given if p.exists()]
+    return os.path.commonpath(places or [os.path.dirname(os.path.abspath(found[0]))])
 
 
 def _guide(args: argparse.Namespace) -> int:

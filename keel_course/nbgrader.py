@@ -11,14 +11,19 @@ observe cells are solution cells too (nbgrader strips their blocks), worth nothi
 prediction cells carry no metadata, so the learner may write a letter, and are emptied in the
 source already, as in the learner edition. The "Your progress" cells are for a learner working
 alone and stay out. A deeper notebook (optional, without exercises: every notebook but the
-chapters `01_` to `08_`) has nothing to grade: it goes into the assignment of the chapter that
-links it (`00_asyncio_primer` and `02a_...` into `02_pairing`), read-only, so the chapter's links
-work in nbgrader's release and a student who hands in only the chapter misses nothing.
+chapters `01_` to `09_`) has nothing to grade: it goes into an assignment of its own, `deeper`,
+read-only, laid out with the chapter that links it (`00_asyncio_primer` and `02a_...` with
+`02_pairing`). Beside the chapter it was one of the chapter's notebooks, which nbgrader's
+autograde looks for in every submission ("No submitted file", once per optional notebook and
+student). nbgrader releases each assignment into a folder of its own, so a link to another
+assignment's notebook goes `../<assignment>/<notebook>.ipynb`.
 
 The learner edition carries the same metadata on the cells nbgrader grades, and its check cells
 are the source's to the character (`editions.graded_cells`), so students may hand in the
 handout's notebooks instead of nbgrader's release: nbgrader gives them the points `keel-course
-grade` gives. `check_submissions` reads what `nbgrader autograde` will, and says which notebooks
+grade` gives a passed or failed exercise (nbgrader's check cell is all or nothing: a partial
+answer's `parts` and the refusal of a copy of the lab's code are `keel-course grade`'s alone,
+docs/grading.md). `check_submissions` reads what `nbgrader autograde` will, and says which notebooks
 it would grade wrongly or stop on (no metadata, a deleted or copied graded cell, damaged
 metadata, a misnamed file), why, and what to do.
 """
@@ -56,6 +61,7 @@ from keel_lab.providers._streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
 COURSE_ID = "keel-lab"
+DEEPER = "deeper"  # the assignment of the optional notebooks: released, never graded
 CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-course nbgrader`
 (which never overwrites this file: edit it freely). Run nbgrader's commands in this folder."""
 
@@ -102,15 +108,37 @@ def nbgrader_source(solution: Notebook) -> Notebook:
     return nb
 
 
+def assignment(path: Path) -> str:
+    """The nbgrader assignment a solution notebook goes into: a chapter's own, else DEEPER."""
+    return path.stem if CHAPTER.match(path.name) else DEEPER
+
+
+def relink(nb: Notebook, here: str, assignments: dict[str, str]) -> Notebook:
+    """`nb`, in assignment `here`, with each markdown link to a course notebook of another
+    assignment (`assignments`: notebook stem to assignment) pointed into that one's folder."""
+    link = re.compile(r"\]\((\w+)\.ipynb")
+
+    def point(match: re.Match[str]) -> str:
+        stem = match.group(1)
+        there = assignments.get(stem, here)
+        return match.group(0) if there == here else f"](../{there}/{stem}.ipynb"
+
+    for cell in nb["cells"]:
+        text = source(cell)
+        if cell.get("cell_type") == "markdown" and link.search(text):
+            cell["source"] = link.sub(point, text).splitlines(keepends=True)
+    return nb
+
+
 def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> list[Path]:
-    """Write `root/source/<chapter>/<chapter>.ipynb` (with the deeper notebooks the chapter
-    links, and the glossary the links point to) for every chapter, or those with a notebook
-    whose name contains one of `names`, and `root/nbgrader_config.py` unless there is one; the
-    files written. A chapter's source is replaced, nothing else of a course (its database,
-    submissions, grades) is touched. `LabError`, before anything is written, for a folder
-    inside the course's sources (the solutions would go to students), a damaged solution
-    notebook, or a config that is a link to nothing (written through, it would land outside
-    the course)."""
+    """Write `root/source/<chapter>/<chapter>.ipynb` for every chapter, or those with a
+    notebook whose name contains one of `names`, the deeper notebooks they link in
+    `root/source/deeper/`, the glossary the links point to beside each, and
+    `root/nbgrader_config.py` unless there is one; the files written. A chapter's source is
+    replaced, nothing else of a course (its database, submissions, grades) is touched.
+    `LabError`, before anything is written, for a folder inside the course's sources (the
+    solutions would go to students), a damaged solution notebook, or a config that is a link
+    to nothing (written through, it would land outside the course)."""
     check_outside(root, checkout)
     config = root / "nbgrader_config.py"
     if config.is_symlink() and not config.exists():
@@ -122,19 +150,21 @@ def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> 
     for path in solution_paths(checkout):
         with reading(path):
             solution = read_notebook(path)
-            sources[path] = notebook_text(nbgrader_source(solution))
+            sources[path] = nbgrader_source(solution)
             texts[path] = "".join(source(cell) for cell in solution["cells"])
-    assignment = assignments(texts)
-    wanted = {assignment[p] for p in chosen}
+    chapter = chapters_of(texts)
+    wanted = {chapter[p] for p in chosen}
+    folders = {p.stem: assignment(p) for p in sources}
     written = []
     try:
-        for path, text in sources.items():
-            if assignment[path] not in wanted:
+        for path, nb in sources.items():
+            if chapter[path] not in wanted:
                 continue
-            folder = root / "source" / assignment[path]
+            folder = root / "source" / folders[path.stem]
             folder.mkdir(parents=True, exist_ok=True)
             notebook = folder / path.name
-            notebook.write_text(text, encoding="utf-8")
+            notebook.write_text(notebook_text(relink(nb, folders[path.stem], folders)),
+                                encoding="utf-8")
             shutil.copy(checkout.notebooks / "glossary.md", folder / "glossary.md")
             written.append(notebook)
         if not config.exists():
@@ -147,10 +177,10 @@ def layout_course(checkout: Checkout, root: Path, names: Sequence[str] = ()) -> 
     return written
 
 
-def assignments(texts: dict[Path, str]) -> dict[Path, str]:
-    """The assignment of each solution notebook, from the notebooks' texts in course order: a
-    chapter's is its own, a deeper notebook's that of the first chapter that links it (its own
-    when no chapter does)."""
+def chapters_of(texts: dict[Path, str]) -> dict[Path, str]:
+    """The chapter each solution notebook is laid out with, from the notebooks' texts in course
+    order: a chapter's is itself, a deeper notebook's the first chapter that links it (its own
+    name when no chapter does)."""
     chapters = [p for p in texts if CHAPTER.match(p.name)]
     return {p: p.stem if p in chapters else next(
         (c.stem for c in chapters if f"]({p.name}" in texts[c]), p.stem) for p in texts}

@@ -5,43 +5,34 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from keel_checks.progress import CHAPTERS
+from keel_course.classroom.roster import NAME
+from keel_course.grading.grade import GRADED, chapters
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
 
 GRADEBOOK = "gradebook.csv"
-GRADED = tuple(dict.fromkeys(CHAPTERS.values()))  # the chapters with exercises, in course order
+ROSTER = "roster.txt"  # who should have handed in: `grade --roster` gives the others a 0 row
+
+__all__ = ["GRADEBOOK", "GRADED", "ROSTER", "chapters", "collect", "grade"]
 
 
-def chapters(given: str | None = None) -> tuple[str, ...]:
-    """The chapters to collect: every one with exercises (a notebook without any, such as
-    00_asyncio_primer or 08a_screen_frames, would be an error row for every student), or the one
-    `given` names by its name or number (`03_batching`, `03`)."""
-    if given is None:
-        return GRADED
-    named = tuple(c for c in GRADED if given in (c, c.split("_", 1)[0]))
-    if not named:
-        raise LabError("unknown_chapter", N_("{given!r} is not a chapter's name or number (the "
-                                             "chapters with exercises: {chapters})"),
-                       given=given[:40], chapters=", ".join(GRADED))
-    return named
-
-
-def collect(homes: Path, out_root: Path, chapter: str | None = None,
-            now: datetime | None = None) -> Path:
-    """Copy each student's notebooks of the chapters with exercises, or of `chapter` only
-    (`homes/<student>/**/<chapter>.ipynb`, which the handout puts in `notebooks/`; hidden folders
-    such as `.ipynb_checkpoints` left out) into `out_root/<UTC time>/<student>/`; return that
-    folder.
+def collect(homes: Path, out_root: Path, given: Sequence[str] | None = None,
+            now: datetime | None = None, roster: Sequence[str] = ()) -> Path:
+    """Copy each student's notebooks of the chapters with exercises, or of the chapters `given`
+    (`chapters`; `homes/<student>/**/<chapter>.ipynb`, which the handout puts in `notebooks/`;
+    hidden folders such as `.ipynb_checkpoints` left out) into `out_root/<UTC time>/<student>/`,
+    with `roster.txt`: the `roster`, then every other student with a folder (added on the hub
+    later); return that folder.
 
     The timestamp is wall-clock time: a collection is a log entry, not an experiment output."""
     if not homes.is_dir():
         raise LabError("no_student_folders", N_("no students' folders in {homes}: has the "
                                                 "class started?"), homes=homes)
-    wanted = {f"{name}.ipynb" for name in chapters(chapter)}
+    wanted = {f"{name}.ipynb" for name in chapters(given)}
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     out = out_root / stamp
     suffix = 1
@@ -50,7 +41,10 @@ def collect(homes: Path, out_root: Path, chapter: str | None = None,
         suffix += 1
     try:
         out.mkdir(parents=True)
-        for home in sorted(p for p in homes.iterdir() if p.is_dir()):
+        students = sorted(p for p in homes.iterdir() if p.is_dir())
+        everyone = dict.fromkeys([*roster, *(p.name for p in students if NAME.fullmatch(p.name))])
+        (out / ROSTER).write_text("".join(f"{name}\n" for name in everyone), encoding="utf-8")
+        for home in students:
             for notebook in sorted(home.rglob("*.ipynb")):
                 relative = notebook.relative_to(home)
                 if notebook.name not in wanted or any(
@@ -71,10 +65,17 @@ def _inside(path: Path, home: Path) -> bool:
     return not path.is_symlink() and path.resolve().is_relative_to(home.resolve())
 
 
-def grade(folder: Path, timeout: float | None = None, jobs: int | None = None) -> int:
-    """Run `keel-course grade` over a collection, writing `folder/gradebook.csv`; its exit code."""
+def grade(folder: Path, timeout: float | None = None, jobs: int | None = None,
+          only: Sequence[str] = ()) -> int:
+    """Run `keel-course grade` over a collection, writing `folder/gradebook.csv`: totals over
+    the chapters `only` names (default: those handed in), a row for each student on the
+    collection's roster who handed nothing in; its exit code."""
     argv = [sys.executable, "-m", "keel_course.cli", "grade", str(folder),
             "--csv", str(folder / GRADEBOOK)]
+    if only:
+        argv += ["--chapter", ",".join(only)]
+    if (folder / ROSTER).is_file():
+        argv += ["--roster", str(folder / ROSTER)]
     if timeout is not None:
         argv += ["--timeout", str(timeout)]
     if jobs is not None:

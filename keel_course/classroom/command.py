@@ -8,9 +8,10 @@ from pathlib import Path
 
 from keel_course.bubblewrap import unavailable
 from keel_course.checkout import Checkout
-from keel_course.classroom.collect import GRADEBOOK, GRADED, collect, grade
-from keel_course.classroom.hub import banner, find_proxy, prepare, run_hub
+from keel_course.classroom.collect import GRADEBOOK, GRADED, chapters, collect, grade
+from keel_course.classroom.hub import find_proxy, prepare, run_hub
 from keel_course.classroom.roster import read_roster
+from keel_course.classroom.settings import SETTINGS, Classroom
 
 
 def _port(text: str) -> int:
@@ -40,12 +41,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     k = actions.add_parser("collect", help="gather every student's notebooks and grade them",
                            description=f"Copy every student's saved notebooks of the chapters "
                                        f"with exercises ({', '.join(GRADED)}) into "
-                                       f"DIR/collected/<UTC time>/<student>/ and run keel-lab "
-                                       f"grade over them, writing {GRADEBOOK} there. The exit "
-                                       f"code is grade's.")
+                                       f"DIR/collected/<UTC time>/<student>/ and run "
+                                       f"keel-course grade over them, writing {GRADEBOOK} "
+                                       f"there: a row per notebook, a row with 0 points for each "
+                                       f"student of the class who handed nothing in, a total "
+                                       f"per student. The exit code is grade's.")
     k.add_argument("dir", type=Path)
-    k.add_argument("--chapter", help="only this chapter's notebook, by name or number: "
-                                     "03_batching or 03")
+    k.add_argument("--chapter", action="append", metavar="CHAPTER",
+                   help="only this chapter's notebooks, by name or number (03_batching or 03); "
+                        "repeat it or give a comma list (02,03) for an assignment of several, "
+                        "totalled over those alone (default: every chapter with exercises)")
     k.add_argument("--timeout", type=float, help="keel-course grade's limit per submission")
     k.add_argument("--jobs", type=int, help="keel-course grade's submissions at once")
 
@@ -55,16 +60,18 @@ def run(args: argparse.Namespace) -> int:
         checkout = Checkout.at(args.checkout)
         room = prepare(checkout, read_roster(args.roster), args.dir, args.port, args.language,
                        find_proxy(checkout, args.proxy))
-        print(banner(room))
         unconfined = unavailable()
         if unconfined:
             print(f"keel-course: warning: the students' servers run unconfined, each able to "
                   f"read the solutions and the other students' work (docs/classroom.md): "
                   f"{unconfined}", file=sys.stderr)
         run_hub(checkout, room)
-    folder = collect(args.dir / "students", args.dir / "collected", args.chapter)
+    chosen = chapters(args.chapter) if args.chapter else ()
+    roster = Classroom.load(args.dir).students if (args.dir / SETTINGS).is_file() else ()
+    folder = collect(args.dir / "students", args.dir / "collected", chosen or None,
+                     roster=roster)
     print(f"collected: {folder}")
-    code = grade(folder, args.timeout, args.jobs)
+    code = grade(folder, args.timeout, args.jobs, chosen)
     if (folder / GRADEBOOK).is_file():
         print(f"gradebook: {folder / GRADEBOOK}")
     return code

@@ -158,13 +158,24 @@ class Student:
             self.client.call("DELETE", f"{self.api}/kernels/{kernel_id}", ok=(204,))
 
 
-def login(url: str, name: str, password: str) -> bool:
-    """Whether the hub's login form lets `name` in with `password`."""
-    http = requests.Session()
+def login(url: str, name: str, password: str, http: requests.Session | None = None) -> bool:
+    """Whether the hub's login form lets `name` in with `password` (`http` keeps the hub's
+    cookie, as a browser does)."""
+    http = http or requests.Session()
     http.get(f"{url}/hub/login", timeout=30)
     response = http.post(f"{url}/hub/login", timeout=30, allow_redirects=False, data={
         "username": name, "password": password, "_xsrf": http.cookies.get("_xsrf", "")})
     return response.status_code == 302
+
+
+def open_lab(url: str, name: str, http: requests.Session) -> None:
+    """Open the student's lab once after the form login, as a browser does: JupyterHub's OAuth
+    step (the hub's authorize page, then the server's callback) sets the server's own cookie,
+    without which its API (`/user/<name>/api/...`) answers 403."""
+    response = http.get(f"{url}/user/{name}/lab", timeout=60)
+    if response.status_code != 200 or not response.url.startswith(f"{url}/user/{name}/lab"):
+        raise RuntimeError(f"{name}'s lab did not open: HTTP {response.status_code} at "
+                           f"{response.url}")
 
 
 @dataclass

@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import sys
+import time
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import NoReturn
 
@@ -59,7 +63,20 @@ def prepare(checkout: Checkout, roster: tuple[str, ...], class_dir: Path, port: 
     build_handout(checkout, room.handout, language)
     stage_lab(room.handout, room.lab)
     room.save()
+    keep_private(room.database)
     return room
+
+
+def keep_private(path: Path) -> None:
+    """Make a file its owner's only before the hub opens it, creating it empty if missing:
+    JupyterHub would create its database 0644 under the usual umask, readable by every account
+    of the machine (SQLite gives its journal the database's mode)."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        os.chmod(path, 0o600)
+    except OSError as exc:
+        raise LabError("cannot_write", N_("cannot write {path}: {reason}"),
+                       path=path, reason=exc.strerror or exc) from exc
 
 
 def banner(room: Classroom) -> str:
@@ -75,10 +92,44 @@ def banner(room: Classroom) -> str:
     ])
 
 
+def announce_when_listening(url: str, text: str, alive: Callable[[], bool],
+                            poll: float = 0.2) -> None:
+    """Print `text` once `url` answers, or nothing if the hub ends first: a banner printed
+    before the hub listened sent students to an address that answered nothing."""
+    while alive():
+        try:
+            with urllib.request.urlopen(url, timeout=2):
+                print(text, flush=True)
+                return
+        except OSError:  # not listening yet, or the proxy not routing to the hub yet
+            time.sleep(poll)
+
+
 def run_hub(checkout: Checkout, room: Classroom) -> NoReturn:
-    """Replace this process by the hub (so Ctrl-C and a signal reach it directly)."""
+    """Replace this process by the hub (so Ctrl-C and a signal reach it directly), leaving a
+    process that prints the banner once the hub answers at the students' address, then ends
+    (or ends with the hub). Forked twice, it is no child of the hub, which would never reap it."""
     os.environ[SETTINGS_ENV] = str(room.class_dir)
     os.chdir(room.class_dir)  # the hub keeps its proxy's pid file in its working folder
     sys.stdout.flush()
     sys.stderr.flush()
+    hub = os.getpid()
+    child = os.fork()
+    if child == 0:
+        try:
+            if os.fork() == 0:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the hub's to handle
+                announce_when_listening(f"{room.url}/hub/api/", banner(room),
+                                        lambda: _running(hub))
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
     os.execv(room.python, [room.python, "-m", "jupyterhub", "-f", str(hub_config(checkout))])
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -14,16 +14,21 @@ MARKER = ".keel-lab-handout"
 
 
 def give_handout(handout: Path, home: Path) -> bool:
-    """Copy the handout into a student's folder unless it was copied before; True if copied."""
-    if (home / MARKER).exists():
-        return False
-    if not handout.is_dir():
-        raise LabError("class_handout_missing", N_("the class's handout {handout} is missing: "
-                                                   "start the class again"), handout=handout)
-    home.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(handout, home, dirs_exist_ok=True)
-    (home / MARKER).write_text(f"copied from {handout}\n", encoding="utf-8")
-    return True
+    """Copy the handout into a student's folder unless it was copied before; True if copied.
+    Either way the folder is closed to every other account of the machine (0700: the server
+    runs as the folder's owner, or as `nobody` once the spawner hands it over), a folder of a
+    class started before included."""
+    copied = not (home / MARKER).exists()
+    if copied:
+        if not handout.is_dir():
+            raise LabError("class_handout_missing", N_("the class's handout {handout} is "
+                                                       "missing: start the class again"),
+                           handout=handout)
+        home.mkdir(mode=0o700, parents=True, exist_ok=True)
+        shutil.copytree(handout, home, dirs_exist_ok=True)  # gives home the handout's mode
+        (home / MARKER).write_text(f"copied from {handout}\n", encoding="utf-8")
+    home.chmod(0o700)
+    return copied
 
 
 def stage_lab(handout: Path, lab: Path) -> None:

@@ -64,6 +64,11 @@ class Classroom:
     def path(self) -> Path:
         return self.class_dir / SETTINGS
 
+    @property
+    def database(self) -> Path:
+        """The hub's database: the students, their tokens and servers (its owner's only)."""
+        return self.class_dir / "jupyterhub.sqlite"
+
     def save(self) -> Path:
         data = asdict(self) | {"students": list(self.students)}
         del data["class_dir"]  # the folder is where the file is, wherever it is moved

@@ -181,7 +181,8 @@ def offer(name: str, namespace: dict[str, Any], changed: list[str], snapshot: Sn
         if now:
             snapshot.restore()
         return reply | {"moved": sum(moved), "woke": sum(1 for m in moved if m > 0),
-                        **({"found": found[0]} if found else {})}
+                        **({"found": found[0]} if found else {}),
+                        **({"copy": guard.copy} if guard.copy else {})}
 
     if fn is not None:
         serve(requests, fn, call)

@@ -5,7 +5,7 @@ once, and give every submission its row - a broken one with its error, never sto
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,12 +14,31 @@ from keel_checks.progress import CHAPTERS
 from keel_course.grading import sandbox
 from keel_course.grading.gradebook import Exercise, Row
 from keel_course.grading.plan import Plan, plan
+from keel_course.grading.remote import Judgement
 from keel_course.grading.submission import read_submission
 from keel_lab._core.errors import LabError
 from keel_lab._i18n import N_
 
 TIMEOUT = 60.0  # seconds for one submission, its imports and every check included
 MAX_ERROR = 1000
+GRADED = tuple(dict.fromkeys(CHAPTERS.values()))  # the chapters with exercises, in course order
+
+
+def chapters(given: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The chapters an assignment names (`--chapter`, repeated or a comma list), each by its name
+    or number (`03_batching`, `03`), in course order; every chapter with exercises when none is
+    given. A notebook without exercises (00_asyncio_primer, 08a_screen_frames) is no chapter."""
+    if given is None:
+        return GRADED
+    wanted = set()
+    for piece in (p.strip() for text in given for p in text.split(",")):
+        named = [c for c in GRADED if piece in (c, c.split("_", 1)[0])]
+        if not named:
+            raise LabError("unknown_chapter", N_("{given!r} is not a chapter's name or number "
+                                                 "(the chapters with exercises: {chapters})"),
+                           given=piece[:40], chapters=", ".join(GRADED))
+        wanted.update(named)
+    return tuple(c for c in GRADED if c in wanted)
 
 
 def find_submissions(paths: Iterable[Path], warn: Callable[[str], None]) -> list[Path]:
@@ -52,24 +71,30 @@ def _notebooks(folder: Path) -> Iterable[Path]:
 
 
 def grade(paths: Sequence[Path], timeout: float = TIMEOUT, jobs: int | None = None,
-          done: Callable[[int], object] = lambda n: None) -> list[Row]:
-    """A row per submission, in the order of `paths`; `done(1)` after each (a progress bar)."""
-    def one(path: Path) -> Row:
-        row = grade_one(path, timeout)
+          done: Callable[[int], object] = lambda n: None,
+          only: Collection[str] = ()) -> list[Row]:
+    """A row per submission, in the order of `paths`; `done(1)` after each (a progress bar).
+    With `only` (chapters), a notebook of another chapter gets no row (see `grade_one`)."""
+    def one(path: Path) -> Row | None:
+        row = grade_one(path, timeout, only)
         done(1)
         return row
 
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        return list(pool.map(one, paths))
+        return [row for row in pool.map(one, paths) if row is not None]
 
 
-def grade_one(path: Path, timeout: float = TIMEOUT) -> Row:
+def grade_one(path: Path, timeout: float = TIMEOUT, only: Collection[str] = ()) -> Row | None:
+    """The submission's row; None when `only` names chapters and the notebook is of another
+    (read, never run). A notebook whose chapter cannot be told keeps its error row."""
     try:
         the_plan = plan(read_submission(path))
     except LabError as exc:
-        return _unread(path, str(exc))
+        return _kept(_unread(path, str(exc)), only)
     if the_plan.chapter is None:
-        return _unread(path, the_plan.error or "")
+        return _kept(_unread(path, the_plan.error or ""), only)
+    if only and the_plan.chapter not in only:
+        return None
     try:
         outcome = sandbox.run(the_plan, timeout) if the_plan.to_run else sandbox.Outcome()
     except LabError:
@@ -79,11 +104,15 @@ def grade_one(path: Path, timeout: float = TIMEOUT) -> Row:
     return _row(path, the_plan, outcome)
 
 
+def _kept(row: Row, only: Collection[str]) -> Row | None:
+    return None if only and row.chapter is not None and row.chapter not in only else row
+
+
 def _unread(path: Path, error: str) -> Row:
     """The row of a submission that could not be graded: its chapter's exercises at 0 points
     when its file name names a chapter (`05_partial_success.ipynb`), so a gradebook still sees
     what it was worth; else no chapter."""
-    chapter = next((c for c in dict.fromkeys(CHAPTERS.values()) if c in path.name), None)
+    chapter = next((c for c in GRADED if c in path.name), None)
     exercises = tuple(Exercise(x, False, 0, POINTS[x], "not graded: see the error")
                       for x, c in CHAPTERS.items() if c == chapter)
     return Row(str(path), chapter, exercises, _bounded([error]))
@@ -92,11 +121,11 @@ def _unread(path: Path, error: str) -> Row:
 def _row(path: Path, the_plan: Plan, outcome: sandbox.Outcome) -> Row:
     exercises = []
     for name in the_plan.exercises:
-        passed, hint = outcome.verdicts.get(name, (False, the_plan.refused.get(name)))
+        passed, hint, points = outcome.verdicts.get(
+            name, Judgement(False, the_plan.refused.get(name)))
         if hint is None and not passed:
             hint = f"not checked: {outcome.stopped}"
-        exercises.append(Exercise(name, passed, POINTS[name] if passed else 0, POINTS[name],
-                                  hint))
+        exercises.append(Exercise(name, passed, points, POINTS[name], hint))
     problems = [*the_plan.refused.values(), *outcome.errors,
                 *([outcome.stopped] if outcome.stopped else [])]
     return Row(str(path), the_plan.chapter, tuple(exercises), _bounded(problems))

@@ -6,11 +6,14 @@ from __future__ import annotations
 import re
 
 MAX_TEXT = 500  # a hint or an error line crossing to the grader
+# A verdict's hint, made in the grader: whole for the gradebook (the lesson's hints end with
+# what to do), bounded only against a learner's value shown in it.
+MAX_HINT = 4000
 
 
-def short(text: str) -> str:
+def short(text: str, most: int = MAX_TEXT) -> str:
     line = " ".join(text.split())
-    return line if len(line) <= MAX_TEXT else line[: MAX_TEXT - 3] + "..."
+    return line if len(line) <= most else line[: most - 3] + "..."
 
 
 def described(exc: BaseException) -> str:
@@ -37,6 +40,5 @@ def moved(error: BaseException | str, elsewhere: dict[str, int] | None) -> str:
             "literal)")
 
 
-def refusal(what: str) -> str:
-    return (f"refused: {what}; grading uses the lab's own checks, so this exercise gets no "
-            "points")
+def refusal(what: str, why: str = "grading uses the lab's own checks") -> str:
+    return f"refused: {what}; {why}, so this exercise gets no points"

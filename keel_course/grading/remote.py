@@ -24,9 +24,9 @@ import pickle
 import struct
 from collections.abc import Callable
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from keel_course.grading.hints import described, moved, refusal, short
+from keel_course.grading.hints import MAX_HINT, described, moved, refusal, short
 from keel_course.grading.plain import from_plain, given, lab_class, lab_name, to_plain
 
 if TYPE_CHECKING:
@@ -42,6 +42,15 @@ class Stopped(BaseException):  # not the learner's error: the checks' guards let
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class Judgement(NamedTuple):
+    """The grader's verdict on one exercise: whether it passed, its first hint, and the points
+    it earned (`Verdict.points`: all of them when it passed, else its passing lines' parts)."""
+
+    passed: bool
+    hint: str | None
+    points: int = 0
 
 
 class Link(Protocol):
@@ -124,6 +133,7 @@ class Remote:
         # failed the grader while asked, and the exceptions callbacks raised, by id.
         self._root = self
         self.found: list[str] = []
+        self.copy: str | None = None  # the lab function the learner's function is a copy of
         self.stopped: Stopped | None = None
         self.sent: dict[int, BaseException] = {}
 
@@ -167,6 +177,9 @@ class Remote:
             found = message.get("found")
             if isinstance(found, str) and found not in self._root.found:
                 self._root.found.append(found[:500])
+            copy = message.get("copy")
+            if isinstance(copy, str):
+                self._root.copy = copy[:200]
             known = given(args)
             _mutated(args, message.get("after"), known)
             if "raise" in message:
@@ -196,7 +209,7 @@ class Remote:
 
 
 def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
-           elsewhere: dict[str, int]) -> tuple[bool, str | None]:
+           elsewhere: dict[str, int]) -> Judgement:
     """The grader's own verdict on the learner's function `name`, served by the child: the
     lab's verifier runs here on inputs drawn from `seed` (`elsewhere`: names other cells set
     with code the grader does not run, for a NameError's hint)."""
@@ -204,28 +217,34 @@ def judged(name: str, offer: dict[str, Any], link: Link, seed: int,
     from keel_checks.verdict import Verdict
 
     if offer.get("defined") is not True:
-        return False, (f"{name} was not defined when its check cell ran (see the submission's "
-                       "error)")
+        return Judgement(False, f"{name} was not defined when its check cell ran (see the "
+                         "submission's error)")
     wrong = misnamed(offer.get("name"))
     if wrong:
-        return False, short(wrong)
+        return Judgement(False, short(wrong))
     if isinstance(offer.get("refused"), str):
-        return False, short(offer["refused"])
+        return Judgement(False, short(offer["refused"]))
     fn = Remote(link, name)
-    passed, hint = verify(VERIFIERS[name], Verdict, fn, drawn_from=seed)
+    passed, hint, points = verify(VERIFIERS[name], Verdict, fn, drawn_from=seed)
     for exc in fn.sent.values():  # the tools' own exceptions, which may outlive this check
         vars(exc).pop("where_in_cell", None)
     if fn.stopped is not None:
         raise fn.stopped
+    if fn.copy is not None:
+        return Judgement(False, short(refusal(
+            f"{name} is a copy of {fn.copy} (the lab's own code under another name)",
+            "a copy of the lab's code is not an answer")))
     if fn.found:
-        return False, short(refusal(f"checking {name} {fn.found[0]}"))
-    return passed, short(hint + moved(hint, elsewhere)) if hint else None
+        return Judgement(False, short(refusal(f"checking {name} {fn.found[0]}")))
+    return Judgement(passed, short(hint + moved(hint, elsewhere), MAX_HINT) if hint else None,
+                     points)
 
 
 def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: Any,
-           **given: Any) -> tuple[bool, str | None]:
-    """The verdict on one exercise function: (passed, the first hint). `given` goes to the
-    verifiers that take it (the inputs drawn for this run)."""
+           **given: Any) -> Judgement:
+    """The verdict on one exercise function: passed, the first hint, the points earned. `given`
+    goes to the verifiers that take it (the inputs drawn for this run); a check that could not
+    run earns nothing."""
     from keel_checks.verdict import drawn
 
     accepted = inspect.signature(verifier).parameters
@@ -235,12 +254,13 @@ def verify(verifier: Callable[..., Verdict], verdict_type: type[Verdict], fn: An
     except Stopped:
         raise
     except BaseException as exc:
-        return False, short(f"the check could not run your function: {described(exc)}")
+        return Judgement(False, short(f"the check could not run your function: {described(exc)}"))
     if type(verdict) is not verdict_type:
-        return False, "the check returned no verdict"
+        return Judgement(False, "the check returned no verdict")
     if verdict.passed:
-        return True, None
-    return False, short(verdict.hints[0] if verdict.hints else "no check ran")
+        return Judgement(True, None, verdict.points)
+    return Judgement(False, short(verdict.hints[0] if verdict.hints else "no check ran", MAX_HINT),
+                     verdict.points)
 
 
 # -- in the submission's process ---------------------------------------------------------------

@@ -47,7 +47,7 @@ import keel_course
 import keel_lab
 from keel_course import bubblewrap
 from keel_course.grading.plan import Plan
-from keel_course.grading.remote import Stopped, judged, pickled
+from keel_course.grading.remote import Judgement, Stopped, judged, pickled
 from keel_lab._core.errors import LabError
 from keel_lab._core.strict_json import read_json
 from keel_lab._i18n import N_
@@ -79,7 +79,7 @@ class Outcome:
     while deciding it passed too (`results`), so a verdict object changed afterwards in the
     child counts for nothing."""
 
-    verdicts: dict[str, tuple[bool, str | None]] = field(default_factory=dict)
+    verdicts: dict[str, Judgement] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     stopped: str | None = None
     at: str = "starting"  # the last step the child announced

@@ -24,9 +24,17 @@ from keel_checks.progress import CHAPTERS
 from keel_course import bubblewrap
 from keel_course.bubblewrap import NOBODY
 from keel_course.checkout import Checkout
-from keel_course.classroom.collect import GRADEBOOK, chapters, collect, grade
+from keel_course.classroom.collect import GRADEBOOK, ROSTER, chapters, collect, grade
 from keel_course.classroom.driver import Kernel
-from keel_course.classroom.hub import SETTINGS_ENV, banner, find_proxy, hub_config, prepare
+from keel_course.classroom.hub import (
+    SETTINGS_ENV,
+    announce_when_listening,
+    banner,
+    find_proxy,
+    hub_config,
+    keep_private,
+    prepare,
+)
 from keel_course.classroom.materials import MARKER, give_handout
 from keel_course.classroom.roster import MAX_STUDENTS, NAME, parse_roster, read_roster
 from keel_course.classroom.settings import (
@@ -256,7 +264,8 @@ def test_start_says_in_one_line_when_the_servers_run_unconfined(tmp_path, monkey
         monkeypatch.setattr(command, "unavailable", lambda why=why: why)
         with pytest.raises(SystemExit):
             main([*AT, "classroom", "start", str(tmp_path / "roster.txt"), str(room.class_dir)])
-        err = capsys.readouterr().err
+        out, err = capsys.readouterr()
+        assert out == ""  # the banner comes once the hub listens (run_hub prints it)
         assert err == ("" if why is None else
                        "keel-course: warning: the students' servers run unconfined, each able to "
                        "read the solutions and the other students' work (docs/classroom.md): "
@@ -290,6 +299,68 @@ def test_the_handout_is_copied_once_never_over_a_students_work(tmp_path):
         give_handout(tmp_path / "nowhere", tmp_path / "students" / "grace")
 
 
+def test_a_students_folder_is_closed_to_other_accounts_at_every_start(tmp_path):
+    """Any account of the machine could read a 0755 folder: each start closes it again (a class
+    started before kept its folders open)."""
+    handout, home = tmp_path / "handout", tmp_path / "students" / "ada"
+    (handout / "notebooks").mkdir(parents=True)
+    handout.chmod(0o755)  # copytree gives the folder its source's mode
+    assert give_handout(handout, home)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+    home.chmod(0o755)
+    assert not give_handout(handout, home)
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+def test_the_hubs_database_is_its_owners_only(tmp_path):
+    """JupyterHub creates jupyterhub.sqlite 0644 under the usual umask; made 0600 before the hub
+    opens it (SQLite gives its journal the database's mode), and an old one closed too."""
+    room = _room(tmp_path)
+    room.save()
+    assert room.database == room.class_dir / "jupyterhub.sqlite"
+    keep_private(room.database)
+    assert stat.S_IMODE(room.database.stat().st_mode) == 0o600
+    assert room.database.read_bytes() == b""  # SQLite takes an empty file as an empty database
+    room.database.chmod(0o644)
+    room.database.write_bytes(b"SQLite format 3\x00")
+    keep_private(room.database)
+    assert stat.S_IMODE(room.database.stat().st_mode) == 0o600
+    assert room.database.read_bytes() == b"SQLite format 3\x00"
+
+
+def test_the_banner_is_printed_once_the_hub_answers(capsys):
+    """Printed before the hub listened, its address answered nothing for seconds: the banner
+    now waits for the hub's API through the students' address."""
+    import http.server
+    import threading
+
+    (port,) = free_ports(1, avoid=0)
+    url = f"http://{LOOPBACK}:{port}/hub/api/"
+    printed = threading.Thread(target=announce_when_listening,
+                               args=(url, "the banner", lambda: True, 0.05))
+    printed.start()
+    printed.join(0.5)
+    assert printed.is_alive() and capsys.readouterr().out == ""
+
+    class Hub(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    with http.server.HTTPServer((LOOPBACK, port), Hub) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        printed.join(10)
+        server.shutdown()
+    assert not printed.is_alive() and capsys.readouterr().out == "the banner\n"
+    # a hub that ended before it listened: nothing printed, and the wait ends
+    announce_when_listening(url, "the banner", lambda: False, 0.05)
+    assert capsys.readouterr().out == ""
+
+
 def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
     room = prepare(CHECKOUT, ("ada",), tmp_path / "class", free_ports(1, avoid=0)[0], "en",
                    "/bin/true")
@@ -302,6 +373,7 @@ def test_prepare_writes_settings_and_the_real_handout(tmp_path, monkeypatch):
         room.handout / "keel_checks" / "progress.py").read_bytes()
     assert (room.lab / "keel_lab" / "data" / "incidents.json").is_file()
     assert {p.name for p in room.lab.iterdir()} == {"keel_checks", "keel_cli", "keel_lab"}
+    assert stat.S_IMODE(room.database.stat().st_mode) == 0o600
     text = banner(room)
     assert room.url in text and room.password in text
     assert f"keel-course classroom collect {room.class_dir}" in text
@@ -359,24 +431,37 @@ def test_collect_copies_every_students_saved_notebooks(tmp_path):
     assert folder == tmp_path / "collected" / "20261130-140509"
     assert _files(folder) == [
         "ada/notebooks/01_history.ipynb", "ada/notebooks/03_batching.ipynb",
-        "grace/notebooks/01_history.ipynb", "grace/notebooks/03_batching.ipynb"]
+        "grace/notebooks/01_history.ipynb", "grace/notebooks/03_batching.ipynb", ROSTER]
     assert (folder / "grace" / "notebooks" / "03_batching.ipynb").read_text() == "grace"
-    again = collect(homes, tmp_path / "collected", "03_batching", now=when)
+    again = collect(homes, tmp_path / "collected", ["03_batching"], now=when)
     assert again.name == "20261130-140509-1"
     assert _files(again) == ["ada/notebooks/03_batching.ipynb",
-                             "grace/notebooks/03_batching.ipynb"]
-    by_number = collect(homes, tmp_path / "collected", "01", now=when)
+                             "grace/notebooks/03_batching.ipynb", ROSTER]
+    by_number = collect(homes, tmp_path / "collected", ["01"], now=when)
     assert _files(by_number) == ["ada/notebooks/01_history.ipynb",
-                                 "grace/notebooks/01_history.ipynb"]
+                                 "grace/notebooks/01_history.ipynb", ROSTER]
+
+
+def test_collect_takes_several_chapters_and_writes_who_should_have_handed_in(tmp_path):
+    homes = _class(tmp_path)
+    folder = collect(homes, tmp_path / "collected", ["03", "01"], roster=("alan", "grace"))
+    assert _files(folder) == [
+        "ada/notebooks/01_history.ipynb", "ada/notebooks/03_batching.ipynb",
+        "grace/notebooks/01_history.ipynb", "grace/notebooks/03_batching.ipynb", ROSTER]
+    # the class's roster, then any student the hub added later (a folder of their own)
+    assert read_roster(folder / ROSTER) == ("alan", "grace", "ada")
 
 
 def test_the_chapters_collected_are_those_with_exercises():
     assert chapters() == tuple(dict.fromkeys(CHAPTERS.values()))
     assert "08_production" in chapters() and "08a_screen_frames" not in chapters()
-    assert chapters("08") == ("08_production",) == chapters("08_production")
-    for odd in ("08a", "08a_screen_frames", "00", "8", "../x", ""):
+    assert chapters(["08"]) == ("08_production",) == chapters(["08_production"])
+    # several: repeated or a comma list, in course order, each once
+    assert chapters(["03", "02"]) == ("02_pairing", "03_batching") == chapters(["02,03"])
+    assert chapters(["03_batching,02", "03"]) == ("02_pairing", "03_batching")
+    for odd in ("08a", "08a_screen_frames", "00", "8", "../x", "", "02,", "02;03"):
         with pytest.raises(LabError, match="is not a chapter's name or number"):
-            chapters(odd)
+            chapters([odd])
 
 
 def test_a_folder_that_cannot_be_written_is_one_line(tmp_path):
@@ -393,7 +478,7 @@ def test_collect_refuses_a_missing_class_and_an_odd_chapter(tmp_path):
     with pytest.raises(LabError, match="no students' folders"):
         collect(tmp_path / "students", tmp_path / "collected")
     with pytest.raises(LabError, match=r"'\.\./x' is not a chapter's name or number"):
-        collect(_class(tmp_path), tmp_path / "collected", "../x")
+        collect(_class(tmp_path), tmp_path / "collected", ["../x"])
 
 
 def test_grade_runs_keel_lab_grade_with_the_gradebook_beside_the_notebooks(tmp_path, monkeypatch):
@@ -410,6 +495,11 @@ def test_grade_runs_keel_lab_grade_with_the_gradebook_beside_the_notebooks(tmp_p
     assert grade(tmp_path, timeout=30, jobs=2) == 0
     assert seen == [[sys.executable, "-m", "keel_course.cli", "grade", str(tmp_path), "--csv",
                      str(tmp_path / GRADEBOOK), "--timeout", "30", "--jobs", "2"]]
+    (tmp_path / ROSTER).write_text("ada\n")
+    assert grade(tmp_path, only=("02_pairing", "03_batching")) == 0
+    assert seen[1][4:] == [str(tmp_path), "--csv", str(tmp_path / GRADEBOOK),
+                           "--chapter", "02_pairing,03_batching", "--roster",
+                           str(tmp_path / ROSTER)]
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -520,4 +610,33 @@ def test_collect_command_grades_the_collection(tmp_path, monkeypatch, capsys):
     assert folder.parent == tmp_path / "collected"
     assert gradebook == f"gradebook: {folder / GRADEBOOK}"
     assert _files(folder) == ["ada/notebooks/03_batching.ipynb",
-                              "grace/notebooks/03_batching.ipynb", GRADEBOOK]
+                              "grace/notebooks/03_batching.ipynb", GRADEBOOK, ROSTER]
+
+
+def test_collect_command_grades_several_chapters_against_the_classs_roster(tmp_path,
+                                                                           monkeypatch, capsys):
+    _class(tmp_path)
+    Classroom.create(tmp_path, ("ada", "alan"), free_ports(1, avoid=0)[0], "x").save()
+    seen: list[list[str]] = []
+
+    class Done:
+        returncode = 0
+
+    def run(argv, check):
+        seen.append(argv)
+        return Done()
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert main(["classroom", "collect", str(tmp_path), "--chapter", "03",
+                 "--chapter", "01"]) == 0
+    folder = Path(capsys.readouterr().out.splitlines()[0].removeprefix("collected: "))
+    assert seen[0][seen[0].index("--chapter") + 1] == "01_history,03_batching"
+    assert read_roster(folder / ROSTER) == ("ada", "alan", "grace")
+
+
+def test_collect_help_names_the_command_it_runs(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["classroom", "collect", "--help"])
+    said = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0 and "keel-lab grade" not in said
+    assert "run keel-course grade over them" in said

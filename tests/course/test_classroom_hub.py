@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import json
+import stat
 import subprocess
 import sys
 import time
@@ -25,11 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 from keel_course.bubblewrap import NOBODY, unavailable
 from keel_course.checkout import Checkout
 from keel_course.classroom.collect import GRADEBOOK, collect, grade
-from keel_course.classroom.driver import Student, login, running_class
+from keel_course.classroom.driver import Student, login, open_lab, running_class
 from keel_course.classroom.hub import find_proxy, local_proxy
 from keel_course.classroom.settings import LOOPBACK, Classroom, free_ports
 from keel_course.classroom.spawner import LAB
@@ -187,6 +189,14 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
         for name in names:
             hub.instructor.wait_ready(name)
         students = {name: hub.instructor.as_student(name) for name in names}
+        # a browser's way in (docs/classroom.md): the form login, then the lab once - JupyterHub's
+        # OAuth step gives the server's own cookie; before it, the server's API answers 403
+        browser = requests.Session()
+        assert login(room.url, "ada", room.password, browser)
+        contents = f"{room.url}/user/ada/api/contents"
+        assert browser.get(contents, timeout=30).status_code == 403
+        open_lab(room.url, "ada", browser)
+        assert browser.get(contents, timeout=30).status_code == 200
         handout = {p.name for p in room.handout.iterdir()}
         chapter = next(p.relative_to(room.handout).as_posix() for p in room.handout.rglob(CHAPTER))
         given = [_text(c) for c in json.loads((room.handout / chapter).read_text())["cells"]]
@@ -215,17 +225,16 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
             # in a student's own kernel a check that does not pass runs on (Run All ends)
             assert not [o for o in checks[name] if o["output_type"] == "error"]
 
-        folder = collect(room.homes, class_dir / "collected", CHAPTER.removesuffix(".ipynb"))
+        folder = collect(room.homes, class_dir / "collected", [CHAPTER.removesuffix(".ipynb")])
         for name, answer in ANSWERS.items():  # what each student saved, not the handout
             assert _exercise(folder / name / chapter) == (
                 answer or _exercise(room.handout / chapter))
         assert grade(folder, jobs=2) == 0
         with (folder / GRADEBOOK).open(newline="") as f:
             read = list(csv.DictReader(f))
-        rows = {Path(row["path"]).relative_to(folder).parts[0]: row
-                for row in read if row["chapter"] != "total"}
+        rows = {row["student"]: row for row in read if row["chapter"] != "total"}
         assert sorted(rows) == sorted(names)
-        assert {Path(r["path"]).relative_to(folder).as_posix(): (r["points"], r["max_points"])
+        assert {r["student"]: (r["points"], r["max_points"])
                 for r in read if r["chapter"] == "total"} == {
             "ada": ("2", "2"), "grace": ("0", "2"), "alan": ("0", "2")}
         assert {n: (r[EXERCISE], r["points"], r["max_points"], r["error"])
@@ -233,6 +242,10 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
                                               "grace": ("0", "0", "2", ""),
                                               "alan": ("0", "0", "2", "")}
 
+        # no other account of the machine reads a student's work or the hub's database
+        assert {n: stat.S_IMODE((room.homes / n).stat().st_mode) for n in names} == {
+            n: 0o700 for n in names}
+        assert stat.S_IMODE(room.database.stat().st_mode) == 0o600
         students["alan"].start_kernel()  # still running when the class ends
         hub.stop()
     assert sum("ipykernel_launcher" in c for c in hub.stopped) == 1
@@ -242,6 +255,9 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
     assert sum(c.startswith("bwrap ") for c in servers) == (2 * len(names) if CONFINED else 0)
     assert sum("configurable-http-proxy" in c for c in hub.stopped) == 1
     assert hub.leftover_processes == []
+    said = log.read_text()  # the banner once the hub listens: its address answers by then
+    assert said.index("JupyterHub is now running at") < said.index("students open ")
+    assert said.count("students open ") == 1
     assert hub.leftover_ports == []
     assert hub.listening and {ip for ip, _ in hub.listening} == {LOOPBACK}
     assert time.monotonic() - began < BUDGET

@@ -42,7 +42,7 @@ def test_a_hint_points_at_the_line_of_the_learners_cell():
     ns = namespace()
     run_chunk({"cell": 7, "source": "def status_history(events):\n    return events[99]\n",
                "keep": None}, ns)
-    passed, hint = verify(VERIFIERS["status_history"], Verdict, ns["status_history"])
+    passed, hint, _ = verify(VERIFIERS["status_history"], Verdict, ns["status_history"])
     assert not passed and hint is not None and "at line 2: return events[99]" in hint
 
 
@@ -51,8 +51,9 @@ def test_verify_survives_a_check_that_cannot_run_and_a_fake_verdict():
         raise KeyboardInterrupt
 
     assert verify(exploding, Verdict, None) == (
-        False, "the check could not run your function: KeyboardInterrupt")
-    assert verify(lambda fn: "PASSED", Verdict, None) == (False, "the check returned no verdict")
+        False, "the check could not run your function: KeyboardInterrupt", 0)
+    assert verify(lambda fn: "PASSED", Verdict, None) == (
+        False, "the check returned no verdict", 0)
     assert verify(VERIFIERS["make_batches"], Verdict,
                   lambda requests, tools: [[r] for r in requests])[0] is False
 

@@ -87,6 +87,9 @@ def test_the_grader_gives_every_answer_the_checks_verdict(exercise, fn):
     remote = named(fn, exercise)  # before the check here changes what its defaults hold
     here = verify(VERIFIERS[exercise], Verdict, fn, drawn_from=SEED)
     there = across(exercise, remote)
+    if there.hint and " is a copy of keel_lab's " in there.hint:  # the lab's own code: the
+        assert not here.passed and (there.passed, there.points) == (False, 0)  # grader alone
+        return  # refuses it (docs/grading.md, Copies), a wrong answer here
     if exercise == "count_in_order":  # an answer that ignores its seed counts anew each time
         here, there = (tuple(re.sub(r"\d+", "N", str(x)) for x in v) for v in (here, there))
     if fn.__name__ in REAL_TIME:

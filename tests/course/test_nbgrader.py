@@ -7,8 +7,10 @@ grade`'s)."""
 from __future__ import annotations
 
 import copy
+import csv
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +42,7 @@ from keel_course.editions import (
 from keel_course.grading import grade
 from keel_course.handout import build_handout, find_leaks, solution_lines
 from keel_course.nbgrader import (
+    DEEPER,
     SCHEMA_VERSION,
     check_submissions,
     expected_cells,
@@ -105,18 +108,35 @@ def test_layout_writes_each_chapter_and_keeps_an_edited_config(tmp_path):
     assert (tmp_path / "nbgrader_config.py").read_text().endswith("# mine\n")
 
 
-def test_a_deeper_notebook_goes_with_the_chapter_that_links_it(tmp_path):
-    """Optional, nothing to grade: released beside its chapter, whose links reach it; the
-    primer (00) with chapter 2, which links it; named alone, it brings its chapter along."""
-    pairing = ["00_asyncio_primer", "02_pairing", "02a_delay_spread", "02b_when_a_call_raises"]
+def test_a_deeper_notebook_goes_to_the_deeper_assignment_with_the_chapter_that_links_it(tmp_path):
+    """Optional, nothing to grade: in an assignment of their own, `deeper`, so that autograding
+    a chapter never looks for them in a submission ("No submitted file"); laid out with the
+    chapter that links them (the primer with chapter 2); named alone, one brings its chapter."""
+    pairing = [f"{DEEPER}/00_asyncio_primer", "02_pairing/02_pairing",
+               f"{DEEPER}/02a_delay_spread", f"{DEEPER}/02b_when_a_call_raises"]
     for name in ("02", "00", "02b"):
         assert layout_course(CHECKOUT, tmp_path, [name])[:4] == [
-            tmp_path / "source" / "02_pairing" / f"{n}.ipynb" for n in pairing]
-    assert sorted(p.name for p in (tmp_path / "source").iterdir()) == ["02_pairing"]
+            tmp_path / "source" / f"{n}.ipynb" for n in pairing]
+    assert sorted(p.name for p in (tmp_path / "source").iterdir()) == ["02_pairing", DEEPER]
     written = layout_course(CHECKOUT, tmp_path)
-    assert sorted({p.parent.name for p in written if p.suffix == ".ipynb"}) == [
-        p.stem for p in SOLUTIONS if p.name[:2] != "00" and p.name[2] == "_"]
+    chapters = [p.stem for p in SOLUTIONS if p.name[:2] != "00" and p.name[2] == "_"]
+    assert sorted({p.parent.name for p in written if p.suffix == ".ipynb"}) == sorted(
+        [*chapters, DEEPER])
     assert len(written) == len(SOLUTIONS)  # every notebook, the config kept
+    assert (tmp_path / "source" / DEEPER / "glossary.md").is_file()
+
+
+def test_links_between_assignments_reach_the_other_folder(tmp_path):
+    """nbgrader releases each assignment into a folder of its own (`<home>/<assignment>/` once
+    fetched): a link to a notebook of another assignment goes up and into it; within one, as
+    it was."""
+    layout_course(CHECKOUT, tmp_path, ["02", "05"])
+    text = {p.stem: p.read_text() for p in (tmp_path / "source").rglob("*.ipynb")}
+    assert "](../deeper/00_asyncio_primer.ipynb)" in text["02_pairing"]
+    assert "](../deeper/02a_delay_spread.ipynb)" in text["02_pairing"]
+    assert "](../02_pairing/02_pairing.ipynb)" in text["02a_delay_spread"]
+    assert "](../01_history/01_history.ipynb)" in text["05_partial_success"]
+    assert not re.search(r"\]\(0\w+\.ipynb", "".join(text.values()))
 
 
 def test_an_unknown_chapter_is_a_lab_error(tmp_path):
@@ -134,7 +154,7 @@ def test_cli_lays_out_the_course(tmp_path, capsys):
     assert main([*AT, "nbgrader", str(tmp_path / "course"), "08"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         str(tmp_path / "course" / "source" / "08_production" / "08_production.ipynb"),
-        str(tmp_path / "course" / "source" / "08_production" / "08a_screen_frames.ipynb"),
+        str(tmp_path / "course" / "source" / DEEPER / "08a_screen_frames.ipynb"),
         str(tmp_path / "course" / "nbgrader_config.py")]
     assert main([*AT, "nbgrader", str(tmp_path / "course"), "nine"]) == 2
     err = capsys.readouterr().err
@@ -245,6 +265,7 @@ def test_nbgrader_autogrades_handout_notebooks_as_keel_course_grade_does(tmp_pat
 
     log = _nbgrader(course, "autograde", CHAPTER)
     assert "ERROR" not in log and "does not exist in the database" not in log
+    assert "No submitted file" not in log  # once per optional notebook, when beside the chapter
     rows = grade(paths)
     by_keel = {s: {x.name: x.points for x in row.exercises}
                for s, row in zip(students, rows, strict=True)}
@@ -257,6 +278,42 @@ def test_nbgrader_autogrades_handout_notebooks_as_keel_course_grade_does(tmp_pat
         "cy": {first: POINTS[first], second: 0}, "dee": {first: 0, second: 0}}
     assert totals == {s: sum(row.values()) for s, row in by_keel.items()}
     assert not (course / "autograded" / "ada" / CHAPTER / ".keel-progress.json").exists()
+
+    # The grades out of nbgrader's gradebook, as docs/instructors.md says.
+    _nbgrader(course, "export")
+    with (course / "grades.csv").open(newline="") as f:
+        exported = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f)}
+    assert exported == {s: float(t) for s, t in totals.items()}
+
+    # What docs/grading.md says of autograde: no sandbox. A submission runs as the instructor's
+    # own user, reads the assignment's source (its solutions), could write nbgrader's gradebook
+    # and writes into the course folder.
+    spy = "\n".join([
+        "import os, pathlib",
+        "here = pathlib.Path.cwd().parents[2]",
+        "seen = (here / 'source' / 'deeper').is_dir() and any(",
+        "    '### BEGIN SOLUTION' in p.read_text() for p in (here / 'source').rglob('*.ipynb'))",
+        "db = os.access(here / 'gradebook.db', os.W_OK)",
+        "(here / 'eve-was-here').write_text(f'{os.getuid()} {seen} {db}')", ""])
+    eve = _with(learner, "exercise", lambda cell: cell.update(
+        source=spy + "".join(cell["source"])) if f"def {first}(" in source(cell) else None)
+    _submit(course, "eve", eve)
+    _nbgrader(course, "autograde", CHAPTER, "--student", "eve")
+    assert (course / "eve-was-here").read_text() == f"{os.getuid()} True True"
+
+
+def test_the_threat_model_says_autograde_runs_a_submission_unsandboxed():
+    """What the round trip above shows (eve's notebook) is in the threat model, with the
+    command to use instead, and the nbgrader section of the instructors' page points there."""
+    grading = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
+    model = grading[grading.index("## The threat model"):grading.index("## Speed")]
+    said = " ".join(model[model.index("nbgrader autograde"):].split("\n\n")[0].split())
+    for words in ("no sandbox", "as your own user", "source/", "gradebook.db",
+                  "`keel-course grade`"):
+        assert words in said
+    instructors = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    nbgrader = instructors[instructors.index("## nbgrader"):]
+    assert "grading.md#nbgraders-autograde" in nbgrader[:nbgrader.index("\n## ", 3)]
 
 
 def _problems(nb: dict, chapter: str = CHAPTER) -> list[tuple[bool, str]]:
@@ -341,9 +398,11 @@ def test_cli_check_lists_what_nbgrader_cannot_grade_then_one_error_line(tmp_path
     learner = _learner(CHAPTER)
     _submit(course, "ada", fill_solutions(learner, _solution(CHAPTER)))
     _submit(course, "bob", learner)
-    _submit(course, "bob", _learner("02a"), name="02a_delay_spread.ipynb")  # optional, handed in
+    # optional, handed in anyway: not a notebook of the chapter's assignment (those are in
+    # `deeper`), so nothing nbgrader grades or asks for
+    _submit(course, "bob", _learner("02a"), name="02a_delay_spread.ipynb")
     assert main(["nbgrader", "--check", str(course)]) == 0
-    assert capsys.readouterr() == ("3 submitted notebooks: nbgrader can autograde them all\n", "")
+    assert capsys.readouterr() == ("2 submitted notebooks: nbgrader can autograde them all\n", "")
 
     _submit(course, "cy", _with(learner, "check", lambda c: c["metadata"].pop("nbgrader")))
     _submit(course, "dee", learner, name=f"{CHAPTER}-Copy1.ipynb")
@@ -363,7 +422,7 @@ def test_cli_check_lists_what_nbgrader_cannot_grade_then_one_error_line(tmp_path
     assert "nbgrader cannot read it (not valid JSON" in lines[3]
     assert "nbgrader has no assignment '09_extra'" in lines[4]
     assert ": note: the check cell" in lines[5]
-    assert err == ("keel-course: error: 4 of 7 submitted notebooks cannot be autograded by "
+    assert err == ("keel-course: error: 4 of 6 submitted notebooks cannot be autograded by "
                    "nbgrader as they are (listed above, each with what to do)\n")
 
 

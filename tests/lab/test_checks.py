@@ -753,10 +753,11 @@ BATCH_WRONG = [
     # the step the exercise leaves to the learner (issue 31): a fresh tester's answers
     (hard_coded_reads, "call-6 (search_logs) and call-7 (fetch_metrics) are neighbours, both "
                        "concurrency_safe without approval, yet in different batches"),
-    (hard_coded_writes, "call-0 (lookup_runbook) shares a batch with ['call-1', 'call-2', "
-                        "'call-3', 'call-4', 'call-5'], but no tool has that name"),
-    (read_like_names, "call-0 (lookup_runbook) shares a batch with ['call-1', 'call-2', "
-                      "'call-3', 'call-4', 'call-5'], but no tool has that name"),
+    # a declared tool's rule broken: judged before a name no tool has (a later line)
+    (hard_coded_writes, "call-1 (search_and_tag_logs) is not concurrency_safe and shares a "
+                        "batch with ['call-0', 'call-2', 'call-3', 'call-4', 'call-5']"),
+    (read_like_names, "call-1 (search_and_tag_logs) is not concurrency_safe and shares a "
+                      "batch with ['call-0', 'call-2', 'call-3', 'call-4', 'call-5']"),
     (safe_wins_over_approval, "call-4 (read_payroll) requires approval and shares a batch with "
                               "['call-5', 'call-6']: a person decides before it runs (the "
                               "table's approval row)"),
@@ -1117,7 +1118,7 @@ def test_unimplemented_exercises_say_so_and_fail(capsys, raising):
     def todo(*args):
         raise NotImplementedError
 
-    checks = {"answer_all": 2, "pair_results": 10, "make_batches": 4, "is_executable": 7,
+    checks = {"answer_all": 2, "pair_results": 10, "make_batches": 5, "is_executable": 7,
               "status_history": 17}
     for name in checks:
         todo.__name__ = name
