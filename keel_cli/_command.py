@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import sys
 import textwrap
 from collections import Counter
@@ -177,7 +178,7 @@ def parser() -> argparse.ArgumentParser:
 
     for name, formats, file_help, format_help, summary, description, examples in (
             ("assemble", STREAM_FORMATS,
-             _("the stream file to read (samples: {samples})"),
+             _("the stream file to read, - for standard input (samples: {samples})"),
              _("the stream's format: {formats}, or auto (the default: told from its payloads); "
                "openai is read as openai-chat"),
              _("assemble a recorded stream and diagnose each call"),
@@ -194,7 +195,7 @@ def parser() -> argparse.ArgumentParser:
               ("assemble @recordings/anthropic/tool_no_arguments.jsonl --json",
                _("a real recording, as one JSON object")))),
             ("validate", HISTORY_FORMATS,
-             _("the conversation file to read (samples: {samples})"),
+             _("the conversation file to read, - for standard input (samples: {samples})"),
              _("the conversation's format: {formats}, or auto (the default: told from its "
                "messages); openai is read as openai-chat"),
              _("check a conversation's tool-call pairing"),
@@ -218,6 +219,8 @@ def parser() -> argparse.ArgumentParser:
                        help=format_help.format(formats=_formats(formats)))
         r.add_argument("--json", action="store_true",
                        help=_("the result as one JSON object instead of text"))
+        if name == "assemble":
+            _refuse_cut_turns(r)
 
     g = sub.add_parser(
         "progress", help=_("which exercises you have passed"), formatter_class=raw,
@@ -273,10 +276,18 @@ def parser() -> argparse.ArgumentParser:
                           "(default 60)"))
     c.add_argument("--json", action="store_true",
                    help=_("the assembly as one JSON object"))
+    _refuse_cut_turns(c)
     c.add_argument("--verbose", action="store_true",
                    help=_("the request's URL and body and the answer's type, on stderr"))
 
     return p
+
+
+def _refuse_cut_turns(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--refuse-cut-turns", action="store_true",
+                   help=_("refuse the whole turn when the output limit cut it (finish reason "
+                          "length, max_tokens or incomplete): its complete calls do not run "
+                          "either"))
 
 
 def _samples(command: str) -> Path:
@@ -286,7 +297,8 @@ def _samples(command: str) -> Path:
     return root() / ("streams" if command == "assemble" else "histories")
 
 
-WIDTH = 100  # the widest line of a table the CLI prints
+WIDTH = 100  # the widest line of a table the CLI prints; a call's table: when piped
+MIN_WIDTH = 40  # the narrowest a call's table is made, however narrow the terminal
 BROKEN_PIPE = 141  # what a shell reports for a program stopped by SIGPIPE (128 + 13)
 OUTPUT_FAILED = 74  # EX_IOERR (sysexits.h): not 1, a verdict, nor 2, unusable input
 # `record`'s turn, in the learner's language (a Chinese learner's turn is in Chinese)
@@ -410,15 +422,20 @@ def _experiments(args: argparse.Namespace) -> int:
 def _assemble(args: argparse.Namespace) -> int:
     from keel_lab.providers._diagnosis import diagnose_file
 
-    diagnosis = diagnose_file(args.file, args.format)
-    print(json_text(diagnosis_json(diagnosis)) if args.json else diagnosis.table())
+    diagnosis = diagnose_file(args.file, args.format, refuse_cut_turns=args.refuse_cut_turns)
+    print(json_text(diagnosis_json(diagnosis)) if args.json else diagnosis.table(_width()))
     return 0 if diagnosis.ok else 1
 
 
+def _width() -> int:
+    """The terminal's columns (`COLUMNS` first); `WIDTH` when the output is no terminal."""
+    return max(shutil.get_terminal_size((WIDTH, 24)).columns, MIN_WIDTH)
+
+
 def diagnosis_json(d: Diagnosis) -> dict[str, Any]:
-    """A diagnosed turn as `assemble --json` prints it: each call's error's words and every
-    notice's message, and beside each its `code`."""
-    return {"finish_reason": d.finish_reason,
+    """A diagnosed turn as `assemble --json` prints it: its format and text, each call's
+    error's words and every notice's message, and beside each its `code`."""
+    return {"format": d.format, "finish_reason": d.finish_reason, "text": d.text,
             "calls": [{"index": c.index, "id": c.id, "name": c.name, "arguments": c.arguments,
                        "input": c.input, "executable": c.executable, "error": c.error,
                        "code": None if c.executable else c.verdict.code} for c in d.calls],
@@ -444,7 +461,8 @@ def _record(args: argparse.Namespace) -> int:
         raise Unavailable(exc.code, exc.said.template, **exc.params) from None
     _note(printable(_("recorded {size} bytes to {path}").format(size=saved.size,
                                                                  path=saved.path)))
-    return _assemble(argparse.Namespace(file=saved.path, format=request.format, json=args.json))
+    return _assemble(argparse.Namespace(file=saved.path, format=request.format, json=args.json,
+                                        refuse_cut_turns=args.refuse_cut_turns))
 
 
 def _note(line: str) -> None:
@@ -454,10 +472,10 @@ def _note(line: str) -> None:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from keel_cli._conversation import read_conversation, validate_conversation
+    from keel_cli._conversation import validate_file
+    from keel_lab.providers._streams.records import source
 
-    fmt, messages = read_conversation(args.file, args.format)
-    problems = validate_conversation(messages, fmt)
+    fmt, problems = validate_file(args.file, args.format)
     if args.json:
         print(json_text({"valid": not problems, "problems": [
             {"message": p.message, "ids": list(p.ids), "code": p.kind} for p in problems]}))
@@ -465,7 +483,7 @@ def _validate(args: argparse.Namespace) -> int:
         verdict = (_("{file}: {format} conversation, valid") if not problems else
                    ngettext("{file}: {format} conversation, {n} problem",
                             "{file}: {format} conversation, {n} problems", len(problems)))
-        print(printable(verdict.format(file=args.file, format=fmt, n=len(problems))))
+        print(printable(verdict.format(file=source(args.file), format=fmt, n=len(problems))))
         said = Counter(p.message for p in problems)  # the same text at two places: once
         for message, times in said.items():  # ids come from the file: escape what a terminal
             shown = printable(message)

@@ -2,7 +2,9 @@
 
 A file is untrusted: it is parsed as strict JSON (`keel_lab._core.strict_json`), and every field
 the pairing rules read is type-checked by the converters, so a malformed file ends in one
-`LabError` line and never in "valid".
+`LabError` line and never in "valid". The line names the file, and, as `assemble`'s do, what the
+file is and the command that reads it: a stream is for `assemble`, another format's
+conversation for `validate --format` of its format.
 """
 
 from __future__ import annotations
@@ -16,28 +18,55 @@ from keel_lab._core.strict_json import read_json
 from keel_lab._i18n import N_
 from keel_lab.providers._anthropic_messages import validate_anthropic
 from keel_lab.providers._fields import shown
-from keel_lab.providers._formats import HISTORY_FORMATS, detect_history
+from keel_lab.providers._formats import HISTORY_FORMATS, article, detect_history, record_format
 from keel_lab.providers._gemini_messages import validate_gemini
 from keel_lab.providers._openai_messages import from_openai
 from keel_lab.providers._responses_messages import validate_responses
-from keel_lab.providers._streams.records import read_file
-
-BODY_KEYS = ("messages", "contents", "input")  # where a request body keeps its history
+from keel_lab.providers._sniff import BODY_KEYS, stream_format
+from keel_lab.providers._streams.records import read_file, source
 
 
 def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
-    """The format and the messages of a JSON file: a list of messages or a request body
-    (`messages`, Gemini's `contents` or the Responses API's `input`)."""
-    value = read_json(read_file(path), str(path))
-    messages = _history(value, path) if isinstance(value, dict) else value
-    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-        raise LabError("not_a_history", N_("{path}: expected a list of message objects, or an "
-                                           "object with 'messages', 'contents' or 'input' (got "
-                                           "{got})"), path=path, got=_got(value))
+    """The format and the messages of a JSON file (`-`: standard input): a list of messages or
+    a request body (`messages`, Gemini's `contents` or the Responses API's `input`)."""
+    text, name = read_file(path), source(path)
+    try:
+        value = read_json(text, name)
+        messages = _history(value, name) if isinstance(value, dict) else value
+        if (not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages)
+                or any(record_format(m) for m in messages)):
+            raise LabError("not_a_history", N_(
+                "{path}: expected a list of message objects, or an object with 'messages', "
+                "'contents' or 'input' (got {got})"), path=name, got=_got(value))
+    except LabError as exc:
+        found = stream_format(text)
+        if found is None:
+            raise
+        raise LabError("stream_not_history", N_(
+            "{path}: this is {format} stream, not a conversation: `keel-lab assemble` reads "
+            "streams"), path=name, format=article(found)) from exc
     return _format(messages, fmt), messages
 
 
-def _history(body: dict[str, Any], path: str | Path) -> Any:
+def validate_file(path: str | Path, fmt: str = "auto") -> tuple[str, list[HistoryProblem]]:
+    """The format of a conversation file and its pairing problems; a message the format does
+    not allow is a `LabError` naming the file and, when the file is another format's, that
+    format and the `--format` that reads it."""
+    fmt, messages = read_conversation(path, fmt)
+    try:
+        return fmt, validate_conversation(messages, fmt)
+    except LabError as exc:
+        found = detect_history(messages)
+        if found == fmt:
+            raise LabError(exc.code, N_("{path}: {error}"), path=source(path),
+                           error=exc.said) from exc
+        raise LabError("wrong_format", N_(
+            "{path}: this is not {format}: it is {found} conversation ({error}); `keel-lab "
+            "validate --format {name}` reads it"), path=source(path), format=fmt,
+            found=article(found), error=exc.said, name=found) from exc
+
+
+def _history(body: dict[str, Any], path: str) -> Any:
     """The history a request body holds; a body with two of them is refused, since which one
     a reader takes would decide the verdict (the lab's policy)."""
     found = [k for k in BODY_KEYS if k in body]

@@ -29,7 +29,6 @@ stream is worth seeing.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import json
 import operator
@@ -95,24 +94,46 @@ class Request:
 
     def scrub(self, text: object) -> str:
         """`text` safe to print: without the key, and without terminal escapes. A server may
-        echo the key in another form: split across lines or JSON-escaped, URL-encoded, or in
-        base64 (as an Authorization header is); each is masked too."""
+        echo the key in another form: split across lines, JSON-escaped (`\\/`, `\\u0073`),
+        URL-encoded, or in base64 (as an Authorization header is); each is masked too."""
         said = str(text)
         return printable(_key_forms(self.key).sub("***", said) if self.key else said)
 
 
 def _key_forms(key: str) -> re.Pattern[str]:
-    """The key as a server may repeat it: its characters with blanks or backslashes between
-    them, URL-encoded, or the part of any base64 text that only the key determines (one for
-    each of base64's three alignments; none for a key too short to tell apart)."""
-    forms = [r"[\s\\]*".join(map(re.escape, key)), re.escape(quote(key, safe="")),
+    """The key as a server may repeat it: its characters (each one itself or a `\\uXXXX` escape,
+    as a text body may carry it) with blanks or backslashes between them, URL-encoded, or in any
+    base64 text that holds it (one form for each of base64's three alignments, its edge
+    characters included, which the key shares with its neighbours; none for a key too short
+    to tell apart)."""
+    each = (f"(?:{re.escape(c)}|\\\\u(?i:{ord(c):04x}))" for c in key)
+    forms = [r"[\s\\]*".join(each), re.escape(quote(key, safe="")),
              re.escape(quote_plus(key, safe=""))]
     for pad in range(3):
-        whole = base64.b64encode(b"\0" * pad + key.encode()).decode()
-        core = whole[(pad * 4 + 2) // 3 + 1:-4]  # the characters no neighbour changes
-        if len(core) >= 8:
-            forms += [re.escape(core), re.escape(core.replace("+", "-").replace("/", "_"))]
+        classes = _base64_classes(key.encode(), pad)
+        if sum(len(c) == 1 for c in classes) >= 8:
+            for alphabet in (_BASE64, _BASE64_URL):
+                forms.append("".join(
+                    "[" + re.escape("".join(alphabet[v] for v in c)) + "]" for c in classes))
     return re.compile("|".join(forms))
+
+
+_BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+_BASE64_URL = _BASE64[:-2] + "-_"
+
+
+def _base64_classes(key: bytes, pad: int) -> list[list[int]]:
+    """For each base64 character that holds a bit of `key` (coming after `pad` other bytes),
+    the six-bit values it may have: one where the key decides all its bits, several at the
+    edges, where the bits of the bytes around it are unknown."""
+    bits = "".join(f"{b:08b}" for b in key)
+    start = pad * 8
+    out = []
+    for at in range(start // 6 * 6, start + len(bits), 6):
+        known = {i: bits[at + i - start] for i in range(6) if 0 <= at + i - start < len(bits)}
+        out.append([v for v in range(64)
+                    if all(f"{v:06b}"[i] == bit for i, bit in known.items())])
+    return out
 
 
 def plan(fmt: StreamFormat, tools: Toolset, prompt: str, *, model: str | None = None,

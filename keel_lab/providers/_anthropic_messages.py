@@ -42,6 +42,9 @@ MISPLACED = ("messages.{n}.content.{k}: a `{kind}` block cannot appear in a {rol
              "(the lab's check)")
 SECOND_RESULT = ("messages.{n}.content.{k}: a second `tool_result` block for `tool_use_id` {id}; "
                  "each `tool_use` gets exactly one (the lab's check)")
+NOT_AT_START = ("messages.{n}: Did not find {count} `tool_result` block(s) at the beginning of "
+                "this message. Messages following `tool_use` blocks must begin with a matching "
+                "number of `tool_result` blocks.")  # anthropics/claude-code#37 (live API, 400)
 RESULTS_FIRST = ("messages.{n}.content.{k}: a `{kind}` block before the `tool_result` block at "
                  "content.{j}; Anthropic's docs require `tool_result` blocks first in the content "
                  "array, any text after them, and answer 400 otherwise (the lab's check)")
@@ -163,15 +166,18 @@ def _text(content: Any) -> str:
     return content or ""
 
 
-def _results_first(n: int, content: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
+def _results_first(n: int, content: Sequence[Mapping[str, Any]], uses: int
+                   ) -> list[HistoryProblem]:
     """The first block of a user message that comes before one of its `tool_result` blocks,
-    if any: the docs' ordering rule, reported once per message."""
+    if any: the docs' ordering rule, reported once per message; in Anthropic's words when the
+    message follows `uses` tool_use blocks, the case the API's error speaks of."""
     last = max((j for j, b in enumerate(content) if b["type"] == "tool_result"), default=0)
     for k, b in enumerate(content[:last]):
         if b["type"] != "tool_result":
             j = next(j for j in range(k + 1, last + 1) if content[j]["type"] == "tool_result")
-            return [HistoryProblem("results_not_first", RESULTS_FIRST.format(
-                n=n, k=k, kind=b["type"], j=j), (content[j]["tool_use_id"],), n)]
+            text = NOT_AT_START.format(n=n, count=uses) if uses else RESULTS_FIRST.format(
+                n=n, k=k, kind=b["type"], j=j)
+            return [HistoryProblem("results_not_first", text, (content[j]["tool_use_id"],), n)]
     return []
 
 
@@ -223,5 +229,5 @@ def validate_anthropic(messages: Sequence[Mapping[str, Any]]) -> list[HistoryPro
                 elif call_id not in uses_before:
                     add("orphan_result", ORPHAN.format(n=n, k=k, id=call_id), call_id)
                 results.add(call_id)
-            problems += _results_first(n, content)
+            problems += _results_first(n, content, len(uses_before))
     return problems

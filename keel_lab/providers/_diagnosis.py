@@ -12,7 +12,7 @@ not ok, since nothing of them is the client's to run.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -20,19 +20,36 @@ from typing import Any
 from keel_lab._core.errors import LabError, Said
 from keel_lab._core.protocol import parse_arguments
 from keel_lab._core.streaming import Joined, Notice, ProviderCall, Readiness, StreamEvent, assemble
-from keel_lab._core.tables import format_table, printable
+from keel_lab._core.tables import cell, cut, format_table, printable, width_of
 from keel_lab._i18n import N_, _
-from keel_lab.providers._formats import DONE, STREAM_FORMATS, detect_stream, record_format
+from keel_lab.providers._formats import (
+    CUT_FINISHES,
+    DONE,
+    STREAM_FORMATS,
+    article,
+    detect_stream,
+    record_format,
+)
 from keel_lab.providers._leaks import describe, leaked_calls
+from keel_lab.providers._sniff import history_format
 from keel_lab.providers._streams import anthropic, gemini, ollama, openai_chat, openai_responses
 from keel_lab.providers._streams.common import Labelled
 from keel_lab.providers._streams.diagnostics import Diagnostics
-from keel_lab.providers._streams.records import iter_records, no_events, parse_records, read_file
+from keel_lab.providers._streams.records import (
+    iter_records,
+    no_events,
+    parse_records,
+    read_file,
+    source,
+)
 
 Converter = Callable[[Labelled, Diagnostics], Iterator[StreamEvent]]
 # the table's columns and a notice's action, each shown in the learner's language
 COLUMNS = (N_("index"), N_("id"), N_("name"), N_("arguments"), N_("executable"), N_("error"))
 ACTIONS = {"tolerated": N_("tolerated"), "refused": N_("refused"), "reported": N_("reported")}
+ARGUMENTS_FLOOR = 32  # arguments this short are never cut: the other columns wrap instead
+ARGUMENTS_ROOM = 16  # the fewest cells longer arguments are cut to, however narrow the width
+NAME_CAP = 64  # the most cells an id or a name takes in a table cut to a width
 
 CONVERTERS: dict[str, Converter] = dict(zip(STREAM_FORMATS, (
     openai_chat.convert, openai_responses.convert, anthropic.convert, ollama.convert,
@@ -82,15 +99,20 @@ class Diagnosis:
                 and not any(d.action == "refused" and d.index is None
                             for d in self.diagnostics))
 
-    def table(self) -> str:
-        """The calls, one a row, each error by a short name; every full text once below."""
+    def table(self, width: int | None = None) -> str:
+        """The calls, one a row, each error by a short name; every full text once below. With
+        `width`, rows fit in it: arguments (and a very long id or name) are cut, their length
+        said, and the error and executable columns stay in sight (`--json` has it all)."""
         notes: list[Said] = []  # the errors no quirk below names, each once, by number
-        rows = [dict(zip(map(_, COLUMNS), (c.index, c.id, c.name, c.arguments, c.executable,
-                                           self._short_error(c, notes)), strict=True))
+        rows = [[c.index, c.id, c.name, c.arguments, c.executable, self._short_error(c, notes)]
                 for c in self.calls]
+        if width is not None and rows:
+            rows = _fitted(rows, width)
+        finish = _("none") if self.finish_reason is None else self.finish_reason
         lines = [_("format: {format}, finish reason: {finish}").format(
-                     format=self.format, finish=printable(self.finish_reason)),
-                 format_table(rows) if rows else _("(no tool calls)")]
+                     format=self.format, finish=printable(finish)),
+                 format_table([dict(zip(map(_, COLUMNS), row, strict=True)) for row in rows],
+                              width=width) if rows else _("(no tool calls)")]
         lines += [printable(f"[{n}] {note}") for n, note in enumerate(notes, 1)]
         lines += [printable(_("run by the provider: {call}").format(call=" ".join(
                       x for x in (p.name, p.id or _("(no id)"), _short(p.input)) if x))
@@ -133,6 +155,33 @@ class Diagnosis:
             elif isinstance(said, Joined):
                 todo += said.parts
         return None
+
+
+def _fitted(rows: list[list[Any]], width: int) -> list[list[Any]]:
+    """The table's cells cut to fit `width`: an id or name to `NAME_CAP` cells, the arguments
+    longer than `ARGUMENTS_FLOOR` to what the other columns leave."""
+    cells: list[list[Any]] = [[cell(v) for v in row] for row in rows]
+    for row, raw in zip(cells, rows, strict=True):
+        for n in (1, 2):
+            row[n] = _clipped(row[n], NAME_CAP, len(raw[n] or ""))
+    others = sum(max(width_of(_(c)), *(width_of(row[n]) for row in cells))
+                 for n, c in enumerate(COLUMNS) if n != 3)
+    room = max(width - others - 2 * (len(COLUMNS) - 1), ARGUMENTS_ROOM)
+    for row, raw in zip(cells, rows, strict=True):
+        if width_of(row[3]) > ARGUMENTS_FLOOR:
+            row[3] = _clipped(row[3], room, len(raw[3]))
+    return cells
+
+
+def _clipped(shown: str, limit: int, length: int) -> str:
+    """`shown` whole when it fits in `limit` cells, else its start and the `length` of what it
+    shows, in them."""
+    if width_of(shown) <= limit:
+        return shown
+    told = _("{text} ({count} chars)")
+    count = f"{length:,}"
+    return told.format(text=cut(shown, max(limit - width_of(told.format(text="", count=count)),
+                                          8)), count=count)
 
 
 def _notice_line(d: Notice) -> str:
@@ -191,9 +240,11 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
         if found is not None and found != fmt:
             if own:
                 raise LabError("mixed_formats", N_("{where}: {found} event in {format} stream"),
-                               where=where, found=_a(found), format=_a(fmt))
+                               where=where, found=article(found), format=article(fmt))
             raise LabError("wrong_format", N_("{where}: this is not {format}: it is {found} "
-                                              "event"), where=where, format=fmt, found=_a(found))
+                                              "event; `keel-lab assemble --format {name}` "
+                                              "reads it"),
+                           where=where, format=fmt, found=article(found), name=found)
         if found is None and record is not DONE and not error:
             unknown = True
             diag.note(None, None, "unknown_event", N_(
@@ -206,25 +257,29 @@ def _of_format(records: Labelled, fmt: str, diag: Diagnostics, source: str) -> L
                                           "is one"), source=source, format=fmt)
 
 
-def _a(fmt: str) -> Said:
-    """The format's name with its article: "an openai-chat", "a gemini"."""
-    return Said("format", N_("an {format}") if fmt[0] in "aeiou" else N_("a {format}"),
-                {"format": fmt})
-
-
-def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto") -> Diagnosis:
-    """Assemble a recorded turn with the core assembler and explain every call."""
+def diagnose(records: Sequence[dict[str, Any]], fmt: str = "auto", *,
+             refuse_cut_turns: bool = False) -> Diagnosis:
+    """Assemble a recorded turn with the core assembler and explain every call; with
+    `refuse_cut_turns`, a turn the output limit cut (`CUT_FINISHES`) runs nothing at all."""
     fmt = detect_stream(records) if fmt == "auto" else fmt
-    return _diagnose(to_events(records, fmt), fmt)
+    return _diagnose(to_events(records, fmt), fmt, refuse_cut_turns)
 
 
-def _diagnose(events: Iterable[StreamEvent], fmt: str) -> Diagnosis:
+def _diagnose(events: Iterable[StreamEvent], fmt: str, refuse_cut_turns: bool) -> Diagnosis:
     assembly = assemble(events)
     leaks = leaked_calls(assembly.text)
     said = [Notice(None, None, "call_in_text", describe(leaks), "reported")] if leaks else []
     reports = [WireCallReport(s.index, s.id, s.name, s.arguments,
                               None if s.refused else parse_arguments(s.arguments)[0],
                               assembly.readiness(s)) for s in assembly.calls]
+    if refuse_cut_turns and assembly.finish_reason in CUT_FINISHES:
+        cut_turn = Said("cut_turn", N_(
+            "the turn was cut (the finish reason {finish}) and cut turns are refused whole: "
+            "none of its calls runs, not even a complete one"),
+            {"finish": repr(assembly.finish_reason)})
+        said.append(Notice(None, None, "cut_turn", cut_turn, "refused"))
+        reports = [replace(r, verdict=Readiness(False, cut_turn)) if r.executable else r
+                   for r in reports]
     return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
                      assembly.refusal if assembly.finish_reason is None else None, assembly.text,
                      list(assembly.provider_calls))
@@ -233,23 +288,34 @@ def _diagnose(events: Iterable[StreamEvent], fmt: str) -> Diagnosis:
 def read_stream(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
     """The format and payloads of a recorded stream file (SSE text or JSON lines)."""
     text = read_file(path)
-    records = parse_records(text, str(path))
+    records = parse_records(text, source(path))
     if not records:
-        raise no_events(text, str(path))
-    return (detect_stream(records, str(path)) if fmt == "auto" else fmt), records
+        raise no_events(text, source(path))
+    return (detect_stream(records, source(path)) if fmt == "auto" else fmt), records
 
 
-def diagnose_file(path: str | Path, fmt: str = "auto") -> Diagnosis:
-    """`diagnose` on a recorded stream file, read one payload at a time (memory stays a small
-    multiple of the file's size)."""
+def diagnose_file(path: str | Path, fmt: str = "auto", *,
+                  refuse_cut_turns: bool = False) -> Diagnosis:
+    """`diagnose` on a recorded stream file (`-`: standard input), read one payload at a time
+    (memory stays a small multiple of the file's size). A conversation is no stream: the error
+    then says so, and which command reads it."""
     text = read_file(path)
-    records = iter_records(text, str(path))
-    seen: list[tuple[str, dict[str, Any]]] = []  # up to the first recognisable payload
-    for where, record in records:
-        seen.append((where, record))
-        if fmt != "auto" or (record is not DONE and record_format(record)):
-            break
-    if not seen:
-        raise no_events(text, str(path))
-    fmt = detect_stream([r for _where, r in seen], str(path)) if fmt == "auto" else fmt
-    return _diagnose(_convert(chain(seen, records), fmt, str(path)), fmt)
+    name = source(path)
+    try:
+        records = iter_records(text, name)
+        seen: list[tuple[str, dict[str, Any]]] = []  # up to the first recognisable payload
+        for where, record in records:
+            seen.append((where, record))
+            if fmt != "auto" or (record is not DONE and record_format(record)):
+                break
+        if not seen:
+            raise no_events(text, name)
+        fmt = detect_stream([r for _where, r in seen], name) if fmt == "auto" else fmt
+        return _diagnose(_convert(chain(seen, records), fmt, name), fmt, refuse_cut_turns)
+    except LabError as exc:
+        history = history_format(text)
+        if history is None:
+            raise
+        raise LabError("history_not_stream", N_(
+            "{path}: this is {format} conversation, not a stream: `keel-lab validate` reads "
+            "conversations"), path=name, format=article(history)) from exc

@@ -49,6 +49,13 @@ def preview(value: Any) -> str:
     return _PREVIEW.repr(value)
 
 
+def json_preview(value: Any, limit: int = 300) -> str:
+    """A value from the file as JSON, for messages that quote a server's own words (its error),
+    cut after `limit` characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 def json_type(value: Any) -> str:
     return _JSON_TYPE.get(type(value), type(value).__name__)
 

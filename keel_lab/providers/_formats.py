@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from keel_lab._core.errors import LabError
+from keel_lab._core.errors import LabError, Said
 from keel_lab._i18n import N_
 
 StreamFormat = Literal["openai-chat", "openai-responses", "anthropic", "ollama", "gemini"]
@@ -20,6 +20,9 @@ HistoryFormat = Literal["openai-chat", "anthropic", "gemini", "openai-responses"
 STREAM_FORMATS: tuple[StreamFormat, ...] = get_args(StreamFormat)
 HISTORY_FORMATS: tuple[HistoryFormat, ...] = get_args(HistoryFormat)
 ALIASES: dict[str, str] = {"openai": "openai-chat"}  # other names the CLI reads
+# the finish reasons that say the output limit cut the turn (OpenAI chat and Ollama, Anthropic
+# and Gemini, the Responses API's status)
+CUT_FINISHES = ("length", "max_tokens", "incomplete")
 DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, as a record
 # content block types only Anthropic's Messages API has (OpenAI chat's image is `image_url`,
 # the Responses API's `input_image`)
@@ -45,6 +48,12 @@ def record_format(record: dict[str, Any]) -> StreamFormat | None:
     if "candidates" in record or "usageMetadata" in record or "promptFeedback" in record:
         return "gemini"
     return None
+
+
+def article(fmt: str) -> Said:
+    """The format's name with its article: "an openai-chat", "a gemini"."""
+    return Said("format", N_("an {format}") if fmt[0] in "aeiou" else N_("a {format}"),
+                {"format": fmt})
 
 
 def detect_stream(records: Iterable[dict[str, Any]], where: str = "stream") -> StreamFormat:

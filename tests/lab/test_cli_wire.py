@@ -43,7 +43,8 @@ def test_assemble_with_a_wrong_format(capsys):
     path = str(STREAMS / "anthropic/one_call.sse")
     assert main(["assemble", path, "--format", "ollama"]) == 2
     assert capsys.readouterr().err == (f"keel-lab: error: {path}, line 2: this is not ollama: "
-                                       "it is an anthropic event\n")
+                                       "it is an anthropic event; `keel-lab assemble --format "
+                                       "anthropic` reads it\n")
 
 
 @pytest.mark.parametrize(("content", "says"), [

@@ -135,10 +135,16 @@ def test_anthropic_a_second_result_for_one_call_is_reported():
 
 
 def test_anthropic_text_before_the_results_is_reported_text_after_them_is_not():
+    """After tool_use blocks, in Anthropic's own words (anthropics/claude-code#37, the live
+    API's 400); without any, the lab's check."""
     [p] = validate_anthropic([USE, {"role": "user", "content": [TEXT, result()]}])
     assert (p.kind, p.ids) == ("results_not_first", ("toolu_1",))
-    assert p.message.startswith("messages.1.content.0: a `text` block before the `tool_result` "
-                                "block at content.1")
+    assert p.message == ("messages.1: Did not find 1 `tool_result` block(s) at the beginning of "
+                         "this message. Messages following `tool_use` blocks must begin with a "
+                         "matching number of `tool_result` blocks.")
+    [orphan, p] = validate_anthropic([{"role": "user", "content": [TEXT, result()]}])
+    assert orphan.kind == "orphan_result" and p.message.startswith(
+        "messages.0.content.0: a `text` block before the `tool_result` block at content.1")
     assert "(the lab's check)" in p.message
     assert validate_anthropic([USE, {"role": "user", "content": [result(), TEXT]}]) == []
     assert validate_anthropic([{"role": "user", "content": [TEXT, TEXT]}]) == []

@@ -183,6 +183,37 @@ def test_a_key_echoed_in_another_form_is_masked(echoed, tmp_path, capsys):
     assert "0123456789" not in err and "MDEyMzQ1Njc4" not in err and "TAxMjM0NTY3" not in err
 
 
+@pytest.mark.parametrize("before", ["", "B", "Be", "Bearer ", "u:"])
+@pytest.mark.parametrize("after", ["", "\n", "; x"])
+def test_a_key_echoed_in_base64_shows_none_of_its_bits(before, after, tmp_path, capsys):
+    """The characters of the base64 text that the key's first and last bytes share with their
+    neighbours were shown: decoded, they gave the key's first and last characters."""
+    whole = base64.b64encode(f"{before}{KEY}{after}".encode()).decode()
+    body = json.dumps({"error": {"message": f"bad key: {whole}."}}).encode()
+    with server(_echo(body)) as (url, _):
+        code, _, err = run(capsys, "openai-chat", url + "/v1", tmp_path / "t")
+    line = one_error_line(err)
+    assert code == UNAVAILABLE
+    shown = line.split("bad key: ", 1)[1].rstrip(".")
+    head, _, tail = shown.partition("***")
+    start, end = len(before) * 8, (len(before) + len(KEY)) * 8  # the key's bits
+    assert head == whole[:start // 6]  # the characters no bit of the key decides
+    assert tail == whole[-(-end // 6):]
+
+
+@pytest.mark.parametrize("escaped", [
+    "".join(f"\\u{ord(c):04x}" for c in KEY), "".join(f"\\u{ord(c):04X}" for c in KEY),
+    KEY[:5] + "\\u002f" + KEY[6:].replace("+", "\\u002B")],
+    ids=["every-character", "upper-case-hex", "some-characters"])
+def test_a_key_echoed_with_unicode_escapes_in_a_text_body_is_masked(escaped, tmp_path, capsys):
+    """A JSON body is decoded before it is shown; a text body showed `\\u0073\\u006b...` as
+    sent."""
+    body = f"bad key: {escaped}.".encode()
+    with server(_echo(body)) as (url, _):
+        code, _, err = run(capsys, "openai-chat", url + "/v1", tmp_path / "t", "--verbose")
+    assert code == UNAVAILABLE and one_error_line(err).endswith("bad key: ***.")
+
+
 # `record`: keys and paths, refused before anything is sent
 
 @pytest.mark.parametrize(("key", "said"), [

@@ -213,3 +213,42 @@ def test_a_chapter_runs_on_a_kernel_of_the_fresh_venv(fresh, monkeypatch):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert Path(outputs[-1].text.strip()).is_relative_to(fresh.venv)
+
+
+# docs/practitioners.md's install section: its `keel-lab` lines, on files in a home folder that
+# is not the checkout's (the samples copied there), run as a shell would run them.
+DOCS = ROOT / "docs" / "practitioners.md"
+YOURS = {"agent/turns/turn-0193.sse": "streams/openai-chat/parallel_calls.sse",
+         "agent/histories/history.json": "histories/openai-chat/valid.json"}
+
+
+def _documented() -> list[tuple[str, int]]:
+    """The offline `keel-lab` lines of the install section, each with its documented exit code
+    (`# exit N`; 0 when it says none)."""
+    text = DOCS.read_text(encoding="utf-8")
+    section = text[text.index("## Installing it elsewhere"):text.index("## Using the package")]
+    lines = [line for line in section.splitlines()
+             if line.startswith("keel-lab ") and not line.startswith("keel-lab record")]
+    return [(line.split("  #")[0].strip(), int(line.split("# exit ")[1][0])
+             if "# exit " in line else 0) for line in lines]
+
+
+def test_the_install_section_shows_commands_on_files_outside_the_checkout():
+    documented = _documented()
+    assert len(documented) >= 3
+    assert all("~/" in line or " /" in line for line, _ in documented)
+    assert "pip install 'keel-lab[record]'" in DOCS.read_text(encoding="utf-8")
+
+
+def test_the_documented_commands_run_on_files_outside_the_checkout(fresh):
+    home = fresh.empty / "home"
+    for mine, sample in YOURS.items():
+        (home / mine).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(fresh.data / sample, home / mine)
+    env = {**_outside(), "HOME": str(home),
+           "PATH": f"{fresh.venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for line, code in _documented():
+        done = subprocess.run(["/bin/sh", "-c", line], cwd=fresh.empty, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert (done.returncode, done.stderr) == (code, ""), line
+        assert done.stdout, line

@@ -43,6 +43,12 @@ def speaking(code: str) -> Iterator[None]:
         set_language(before)
 
 
+@pytest.fixture(autouse=True)
+def _wide(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal wide enough that no table wraps: a longer word must not move a line."""
+    monkeypatch.setenv("COLUMNS", "100000")
+
+
 def _run(capsys: pytest.CaptureFixture[str], argv: list[str], code: str) -> tuple[int, str, str]:
     with speaking(code):
         exit_code = main(argv)

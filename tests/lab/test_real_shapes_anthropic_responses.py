@@ -261,8 +261,6 @@ def test_a_programs_output_is_its_result():
      "action": {"type": "screenshot"}, "pending_safety_checks": []},
     {"id": "lsh_1", "type": "local_shell_call", "call_id": "call_s", "status": "completed",
      "action": {"type": "exec", "command": ["ls"]}},
-    {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_t", "name": "apply_patch",
-     "input": "*** Begin Patch"},
     {"id": "tsc_1", "type": "tool_search_call", "call_id": "call_q", "execution": "client",
      "arguments": {"query": "weather"}, "status": "completed"},
 ])
@@ -270,6 +268,48 @@ def test_client_run_items_that_are_no_function_call_are_reported_not_the_provide
     d = diagnose([done(it), completed()], "openai-responses")
     assert d.provider_calls == [] and d.calls == []
     assert quirks(d) == [(0, "client_item", "reported")] and it["type"] in d.diagnostics[0].message
+
+
+# Custom tools (free-form input): the item and its events as OpenAI's API reference types them
+# ("Responses streaming events": `response.custom_tool_call_input.delta` with `item_id`,
+# `output_index`, `delta`; `.done` with `input`; the item `custom_tool_call` with `id`, `call_id`,
+# `name`, `input`; openai-python `ResponseCustomToolCallInputDeltaEvent`). Before, the item was
+# reported (`client_item`) and never read.
+
+PATCH = "*** Begin Patch\n*** Add File: notes.txt\n+say \"hi\"\n*** End Patch"
+CUSTOM = {"id": "ctc_1", "type": "custom_tool_call", "call_id": "call_t", "name": "apply_patch"}
+
+
+def custom_input(text: str, done: bool = False) -> dict[str, Any]:
+    kind = "done" if done else "delta"
+    return {"type": f"response.custom_tool_call_input.{kind}", "item_id": "ctc_1",
+            "output_index": 0, "input" if done else "delta": text}
+
+
+def test_a_custom_tool_call_runs_with_its_free_form_text_as_input():
+    records = [added({**CUSTOM, "input": "", "status": "in_progress"}),
+               *(custom_input(PATCH[i:i + 9]) for i in range(0, len(PATCH), 9)),
+               custom_input(PATCH, done=True), done({**CUSTOM, "input": PATCH,
+                                                     "status": "completed"}), completed()]
+    d = diagnose(records, "openai-responses")
+    assert d.ok and [(c.index, c.id, c.name, c.input) for c in d.calls] == [
+        (0, "call_t", "apply_patch", {"input": PATCH})]
+    assert quirks(d) == [(0, "custom_tool_call", "tolerated")]
+    assert "custom_tool_call_output" in d.diagnostics[0].message
+
+
+def test_a_custom_tool_call_whole_in_its_done_item_runs_too():
+    d = diagnose([done({**CUSTOM, "input": "ls -la"}), completed()], "openai-responses")
+    assert [(c.name, c.input, c.executable) for c in d.calls] == [
+        ("apply_patch", {"input": "ls -la"}, True)]
+
+
+def test_a_custom_tool_calls_done_text_that_is_not_its_deltas_is_refused():
+    records = [added({**CUSTOM, "input": ""}), custom_input("ls"), custom_input("rm", done=True),
+               completed()]
+    d = diagnose(records, "openai-responses")
+    assert [(c.name, c.executable) for c in d.calls] == [("apply_patch", False)]
+    assert "arguments_mismatch" in [q for _, q, _ in quirks(d)]
 
 
 def test_assemble_prints_the_provider_calls(tmp_path, capsys):

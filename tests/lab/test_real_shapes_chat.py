@@ -362,3 +362,36 @@ def test_null_unread_fields_and_unknown_chunk_fields_are_no_quirk():
                chunk({}, "tool_calls", native_finish_reason="STOP")]
     d = diagnose(records, "openai-chat")
     assert d.ok and notes(d) == []
+
+
+# --- a choice index that counts the chunks (Foundry Local) ----------------------------------
+# microsoft/foundry-local#263 (v0.7.117, qwen2.5-1.5b-instruct-generic-gpu:3, n=1): the one
+# choice's `index` is 0 in the first chunk, 1 in the next, and so on; each choice repeats its
+# delta under `message`; huggingface/text-generation-inference#1648 fixed the same counter in TGI.
+# Before, every chunk after the first was read as another choice and its text was lost.
+
+def _foundry(n: int, content: str | None, finish: str | None = None) -> Record:
+    said = {"role": "assistant", "content": content, "name": None, "tool_call_id": None,
+            "function_call": None, "tool_calls": []}
+    return {"model": "qwen2.5-1.5b-instruct-generic-gpu:3", "choices": [
+        {"delta": said, "message": said, "index": n, "finish_reason": finish,
+         "finish_details": None, "logprobs": None}], "usage": None, "id": "chat.id.1",
+        "IsDelta": False, "Successful": True, "object": "chat.completion.chunk"}
+
+
+FOUNDRY = [_foundry(0, "Wh"), _foundry(1, "isper"), _foundry(2, "ing"),
+           _foundry(3, " winds", "stop"), DONE]
+
+
+def test_a_choice_index_that_rises_with_every_chunk_keeps_the_text():
+    d = diagnose(FOUNDRY, "openai-chat")
+    assert d.ok and d.text == "Whispering winds" and d.finish_reason == "stop"
+    assert ("choice_index_rising", "tolerated") in [(q, a) for _, q, a in notes(d)]
+
+
+def test_several_choices_are_not_a_rising_index():
+    """n=2: each index comes back, so only choice 0 is read, as before."""
+    two = [_foundry(0, "A"), _foundry(1, "B"), _foundry(0, "C"), _foundry(1, "D"),
+           _foundry(0, None, "stop"), _foundry(1, None, "stop")]
+    d = diagnose(two, "openai-chat")
+    assert d.text == "AC" and "choice_index_rising" not in [q for _, q, _ in notes(d)]

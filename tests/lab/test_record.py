@@ -64,6 +64,7 @@ def run(capsys, *argv):
 @pytest.mark.parametrize("fmt", list(RECORDED))
 def test_a_turn_is_saved_byte_for_byte_and_assembled(fmt, tmp_path, capsys, monkeypatch):
     """The provider's own URL and key variable (the URL pointed at the replay server)."""
+    monkeypatch.setenv("COLUMNS", "200")  # rows whole: the arguments are compared below
     out = tmp_path / "turn.rec"
     with replay(key=KEY if fmt in KEY_ENV else None) as server:
         monkeypatch.setitem(PROVIDERS, fmt, dataclasses.replace(PROVIDERS[fmt],

@@ -132,9 +132,9 @@ def test_responses_failed_status_refuses_the_calls():
 @pytest.mark.parametrize("event, said", [
     ({"type": "response.failed", "response": {"status": "failed", "error": {
         "code": "server_error", "message": "The model failed to generate a response."}}},
-     "response.failed: {'code': 'server_error', 'message': 'The model failed"),
+     'response.failed: {"code": "server_error", "message": "The model failed'),
     ({"type": "error", "code": "ERR_X", "message": "Something went wrong", "param": None},
-     "an error: 'Something went wrong'"),
+     'an error: "Something went wrong"'),
 ])
 def test_a_responses_error_event_shows_the_server_s_message(event, said):
     """`response.failed` carries its error inside `response`; `error` has a top-level message."""

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from keel_lab._core.errors import LabError, Said
 from keel_lab._core.streaming import ProviderCall, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import Fields, preview, shown
+from keel_lab.providers._fields import Fields, shown
 from keel_lab.providers._formats import record_format
 from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing, server_error
 from keel_lab.providers._streams.diagnostics import Diagnostics
@@ -104,7 +104,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             finished = True
             stream.end("message_stop")
         elif kind == "error":
-            raise ConnectionError(server_error(preview(r.raw("error"))))
+            raise ConnectionError(server_error(r.raw("error")))
         elif kind not in EVENTS and record_format(dict(r.value)) == "anthropic":
             diag.unknown("event", kind or "", where)
         if index is not None:

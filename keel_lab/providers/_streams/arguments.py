@@ -29,6 +29,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.protocol import parse_arguments
 from keel_lab._core.strict_json import ErrorPlace, error_place
 from keel_lab._i18n import N_
+from keel_lab.providers._formats import CUT_FINISHES
 
 REPEAT_CANDIDATES = 8  # places that look like a restart, tried before it counts as no repeat
 LITERAL_TAIL = re.compile(r"[-+0-9.eE]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?")
@@ -48,16 +49,17 @@ class Shape:
     reading: str | None = None
 
 
-def shape(parts: Sequence[str], finish: str) -> Shape | None:
+def shape(parts: Sequence[str], finish: str, *, inferred: bool = False) -> Shape | None:
     """The shape of a closed call's argument fragments, or None when read as deltas they
-    parse, or fail for no reason the lab can name (the core's JSON error then stands)."""
+    parse, or fail for no reason the lab can name (the core's JSON error then stands);
+    `inferred`: no finish reason came, `finish` is the lab's reading of the stream's end."""
     text = "".join(parts)
     error = parse_arguments(text)[1]
     if error is None:
         return None
     found = _repeat(text, error) or _snapshots(parts, error)
     if found is None and error.code == "not_json":
-        found = _broken(text, error, finish)
+        found = _broken(text, error, finish, inferred)
     return found or (Shape(error.code, error) if error.code in _UNSAFE else None)
 
 
@@ -109,7 +111,7 @@ def _snapshots(parts: Sequence[str], error: Said) -> Shape | None:
         "complete snapshot arrives"), {"count": len(parts), "last_error": last_error}))
 
 
-def _broken(text: str, error: Said, finish: str) -> Shape | None:
+def _broken(text: str, error: Said, finish: str, inferred: bool) -> Shape | None:
     """Name why the text is no JSON, when the reason is a shape seen in the wild: read from
     where the parser stopped (`error_place`), never from its wording."""
     try:
@@ -133,7 +135,10 @@ def _broken(text: str, error: Said, finish: str) -> Shape | None:
             inside and text[at + 1:at + 2] == "u" and len(text) - at < 6):
         said = N_("the arguments end inside a value - cut, not malformed - as the finish reason "
                   "{finish} says; runnable only when the whole arguments arrive (e.g. with a "
-                  "larger output limit) ({error})") if finish in ("length", "max_tokens") else N_(
+                  "larger output limit) ({error})") if finish in CUT_FINISHES else N_(
+            "the arguments end inside a value - cut, not malformed - although no finish reason "
+            "came (the stream ended with data: [DONE], read as {finish}); runnable only when the "
+            "whole arguments arrive ({error})") if inferred else N_(
             "the arguments end inside a value - cut, not malformed - although the finish reason "
             "{finish} says the call is complete; runnable only when the whole arguments arrive "
             "(e.g. with a larger output limit) ({error})")

@@ -8,6 +8,7 @@ names the event, the field and the type expected: the stream cannot be read as i
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from keel_lab._core.errors import Said
 from keel_lab._core.streaming import Arguments, Finish, Refuse, StreamEvent
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import Fields, preview
+from keel_lab.providers._fields import Fields, json_preview
 from keel_lab.providers._formats import DONE
 from keel_lab.providers._streams.arguments import shape
 from keel_lab.providers._streams.diagnostics import Diagnostics
@@ -39,7 +40,7 @@ class Reading:
                 continue
             fields = Fields(record, where)
             if self.error_field is not None and self.error_field in record:
-                raise ConnectionError(server_error(preview(fields.raw(self.error_field))))
+                raise ConnectionError(server_error(fields.raw(self.error_field)))
             yield fields
 
     def end(self, why: str | Said) -> None:
@@ -64,6 +65,7 @@ class WireCall:
     parts: list[str] = field(default_factory=list)  # argument fragments, joined only on demand
     late: Said | None = None  # why a fragment of it came after the turn had ended
     refusal: tuple[str, Said] | None = None  # (quirk, why) the wire leaves this call unknown
+    free_form: bool = False  # a custom tool's: its text is the one argument `input`, not JSON
 
     @property
     def arguments(self) -> str:
@@ -75,16 +77,19 @@ class WireCall:
 
 
 def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
-            end: str | Said, normal: tuple[str, ...]) -> Iterator[StreamEvent]:
+            end: str | Said, normal: tuple[str, ...], *,
+            inferred: bool = False) -> Iterator[StreamEvent]:
     """Checks every format shares at the finish, then the finish itself: each call's fragments
     judged once for the shapes of `arguments.py` (a tolerated one hands the core its reading,
-    `Arguments`). Without a finish (`end` names the event that should have come) nothing is
-    closed and nothing may run. `normal` are the format's documented finish reasons that close a
+    `Arguments`; `inferred`: no finish reason came, the lab read one from the stream's end).
+    Without a finish (`end` names the event that should have come) the turn never finished and
+    nothing may run. `normal` are the format's documented finish reasons that close a
     tool turn; the lab's policy is that any other one (a content filter, a refusal, a value
     nobody documents) leaves its calls unknown or unwanted, so none of them runs."""
     if finish is None:
-        diag.note(None, None, "truncated", N_("the stream ended before {end}: no call was "
-                                              "closed, nothing may run"), "refused", end=end)
+        diag.note(None, None, "truncated", N_("the stream ended before {end}: the turn never "
+                                              "finished, so none of its calls may run"),
+                  "refused", end=end)
         return
     if calls and finish == "stop":
         diag.note(None, None, "finish_stop_with_calls",
@@ -102,7 +107,9 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
             refusal = ("split_utf8", Said("split_utf8", N_(
                 "arguments contain U+FFFD: a UTF-8 character was split between chunks and each "
                 "half encoded on its own, so the arguments are corrupted")))
-        found = None if refusal else shape(call.parts, finish)
+        found = None if refusal or call.free_form else shape(call.parts, finish, inferred=inferred)
+        if call.free_form and not refusal:
+            yield Arguments(index, json.dumps({"input": call.arguments}, ensure_ascii=False))
         if found and found.reading is not None:
             diag.note(index, call.id, found.quirk, found.said)
             yield Arguments(index, found.reading)
@@ -115,9 +122,11 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
     yield Finish(finish)
 
 
-def server_error(error: str) -> Said:
-    """What a stream that carries the server's error raises (as a `ConnectionError`)."""
-    return Said("server_error", N_("the server sent an error: {error}"), {"error": error})
+def server_error(error: Any) -> Said:
+    """What a stream that carries the server's error raises (as a `ConnectionError`): the
+    error as the server sent it, JSON."""
+    return Said("server_error", N_("the server sent an error: {error}"),
+                {"error": json_preview(error)})
 
 
 def id_for(given: str | None, prefix: str, index: int, diag: Diagnostics) -> str:

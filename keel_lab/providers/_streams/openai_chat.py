@@ -31,6 +31,8 @@ same. A stream that ends with neither is cut (`truncated`). Fields nobody docume
 lab does not read (`reasoning`, `reasoning_content`, `function_call`) is said once per stream
 (`unread_delta_field`), since text or calls the lab ignores could hide there. SSE comments
 (OpenRouter's `: OPENROUTER PROCESSING`) are no part of any event and never reach this module.
+Foundry Local numbers the one choice of each chunk with a count (0, 1, 2, ...): read as the one
+choice it is (`choice_index_rising`; `_counted` says how it is told from several choices).
 """
 
 from __future__ import annotations
@@ -202,7 +204,7 @@ class _Normaliser:
 def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     norm = _Normaliser(diag)
     finish: str | None = None
-    stream = Reading(records, error_field="error")
+    stream = Reading(_counted(records, diag), error_field="error")
     unread = False  # whether a delta field the lab does not read was said
     for r in stream:
         fragment = None if stream.ended else _fragment(r.value)
@@ -253,7 +255,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             if reason and stream.ended is None:
                 finish, stream.ended = reason, Said("finish_reason", N_(
                     "the finish reason {reason}"), {"reason": repr(reason)})
-    if finish is None and stream.ended:  # ended by data: [DONE], the only other end
+    inferred = finish is None and stream.ended is not None
+    if inferred:  # ended by data: [DONE], the only other end
         finish = "tool_calls" if norm.calls else "stop"
         diag.note(None, None, "done_without_finish", N_(
             "the stream ended with data: [DONE] and no finish reason; [DONE] is the server's "
@@ -271,7 +274,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                 "no argument text arrived for this call; read as no arguments ({empty}), as for a "
                 "tool without parameters"), empty="{}")
     yield from closing(norm.calls, finish, diag, Said("a_finish_reason", N_("a finish reason")),
-                       NORMAL)
+                       NORMAL, inferred=inferred)
 
 
 def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
@@ -296,6 +299,58 @@ def _fragment(chunk: Mapping[str, Any]) -> tuple[int, str] | None:
         return None
     at = choice.get("index", 0)
     return (index, text) if type(at) is int and at == 0 else None
+
+
+def _counted(records: Labelled, diag: Diagnostics) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The chunks, with a choice index that counts them read as the one choice it is.
+
+    Foundry Local (microsoft/foundry-local#263), like TGI before
+    huggingface/text-generation-inference#1648, numbers the one choice of each chunk 0, 1, 2, ...:
+    read as choices, every chunk after the first was another choice and its text was lost.
+    Several real choices bring each index back, a counter never does; so from the first chunk
+    whose one choice has an index other than 0, the chunks are held while each one's single
+    choice has the index after the last one, and passed on with index 0 when the stream ends
+    so (noted); as they came as soon as an index comes back or a chunk holds several choices.
+    The lab's choice: a stream whose two chunks are choices 0 and 1, one chunk each, is read
+    as one choice."""
+    chunks = iter(records)
+    held: list[tuple[str, dict[str, Any]]] = []
+    last: int | None = None  # the index of the last chunk's one choice, while they count
+    for where, record in chunks:
+        choices = record.get("choices") if isinstance(record, dict) else None
+        at = _only_index(choices)
+        if not choices and held:  # no choice (usage, [DONE]): kept in its place
+            held.append((where, record))
+            continue
+        if not choices:
+            yield where, record
+            continue
+        if at is not None and (at == 0 if last is None else at == last + 1):
+            last = at
+            if at:
+                held.append((where, record))
+            else:
+                yield where, record
+            continue
+        yield from held  # several choices, or an index that does not count: as they came
+        yield where, record
+        yield from chunks
+        return
+    if held:
+        diag.note(None, None, "choice_index_rising", N_(
+            "the one choice of each chunk had the next index (up to {last}): a count of the "
+            "chunks (Foundry Local), not several choices; read as the one choice"), last=last)
+    for where, record in held:
+        choices = record.get("choices")
+        yield where, {**record, "choices": [{**choices[0], "index": 0}]} if choices else record
+
+
+def _only_index(choices: Any) -> int | None:
+    """The index of a chunk's one choice; None when there are several, or it is no number."""
+    if isinstance(choices, list) and len(choices) == 1 and isinstance(choices[0], dict):
+        at = choices[0].get("index", 0)
+        return at if type(at) is int else None
+    return None
 
 
 def _no_choices(r: Fields, diag: Diagnostics) -> None:

@@ -24,10 +24,16 @@ the item is complete), one that says `incomplete` is refused (`item_incomplete`:
 may be cut even when they parse). A function call made by a program of programmatic tool
 calling (`caller` of type `program`) is the client's to run like any other (OpenAI's guide:
 the application runs the client-owned calls); noted (`program_caller`). The built-in tools'
-items (`PROVIDER_ITEMS`) are the provider's: shown as `ProviderCall`s, never run. Items the
-client runs that are no function call (`CLIENT_ITEMS`: computer use, shell, apply_patch, custom
-tools, an MCP approval request) are reported (`client_item`): the lab reads function calls
-only. An item or event type it does not know is reported once and skipped.
+items (`PROVIDER_ITEMS`) are the provider's: shown as `ProviderCall`s, never run. A custom
+tool's call (`custom_tool_call`, its free-form text streamed by
+`response.custom_tool_call_input.delta` and `.done`, as a function call's arguments are) is read
+as a call whose one argument `input` is that text, `{"input": text}`, so a lab tool with one
+string parameter `input` runs it (noted, `custom_tool_call`); its answer is a
+`custom_tool_call_output` item with the call's `call_id`, OpenAI's pair for it, not a
+`function_call_output`. Other items the client runs that are no call (`CLIENT_ITEMS`: computer
+use, shell, apply_patch, an MCP approval request) are reported (`client_item`): the lab reads
+function and custom tool calls only. An item or event type it does not know is reported once
+and skipped.
 """
 
 from __future__ import annotations
@@ -38,13 +44,16 @@ from dataclasses import replace
 from keel_lab._core.errors import Said
 from keel_lab._core.streaming import ProviderCall, Refuse, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
-from keel_lab.providers._fields import Fields, preview, shown, strict_dumps
+from keel_lab.providers._fields import Fields, json_preview, shown, strict_dumps
 from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
 NORMAL = ("completed", "incomplete")  # the statuses that end a response with its output
 
-ARGUMENTS = ("response.function_call_arguments.delta", "response.function_call_arguments.done")
+ARGUMENTS = ("response.function_call_arguments.delta", "response.function_call_arguments.done",
+             "response.custom_tool_call_input.delta", "response.custom_tool_call_input.done")
+DELTAS = ARGUMENTS[0], ARGUMENTS[2]
+CALLS = ("function_call", "custom_tool_call")  # the items the client runs as calls
 ITEM = ("response.output_item.added", "response.output_item.done")
 # the items the provider runs itself, each with the field that says what it was asked
 PROVIDER_ITEMS: dict[str, str | None] = {
@@ -53,9 +62,9 @@ PROVIDER_ITEMS: dict[str, str | None] = {
     "tool_search_call": "arguments", "program": "code"}
 # the client runs these, but they are no function call: each has its own output item
 CLIENT_ITEMS = ("computer_call", "local_shell_call", "shell_call", "apply_patch_call",
-                "custom_tool_call", "mcp_approval_request")
+                "mcp_approval_request")
 OUTPUTS = ("program_output", "tool_search_output")  # what a provider item gave, by call_id
-OTHER_ITEMS = ("function_call", "message", "reasoning", "compaction")
+OTHER_ITEMS = (*CALLS, "message", "reasoning", "compaction")
 # the documented event families: `response.<family>.<...>`
 FAMILIES = ("created", "in_progress", "queued", "completed", "incomplete", "failed",
             "output_item", "content_part", "output_text", "refusal", "function_call_arguments",
@@ -78,7 +87,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         kind = r.text("type") or ""
         index: int | None = None
         item = r.obj("item") if kind in ITEM else None
-        if item is not None and item.text("type") == "function_call":
+        if item is not None and item.text("type") in CALLS:
             index = r.required_index("output_index")
             if kind == ITEM[1] and index in calls:
                 yield from _done(item, index, calls[index], diag)
@@ -105,11 +114,11 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         elif kind == "response.failed":  # the error sits in the response object
             raise ConnectionError(Said("server_error", N_("the server reported {kind}: {error}"),
                                        {"kind": kind,
-                                        "error": preview(r.obj("response").raw("error"))}))
+                                        "error": json_preview(r.obj("response").raw("error"))}))
         elif kind == "error":  # a top-level code and message
             raise ConnectionError(Said("server_error", N_("the server reported an error: "
                                                           "{error}"),
-                                       {"error": preview(r.raw("message"))}))
+                                       {"error": json_preview(r.raw("message"))}))
         elif kind.startswith("response.") and kind.split(".")[1] not in FAMILIES:
             diag.unknown("event", kind, r.where)
         if index is not None:
@@ -131,8 +140,14 @@ def _added(r: Fields, item: Fields, index: int, calls: dict[int, WireCall],
             "the function_call item came whole in output_item.done, without "
             "output_item.added: read from it"))
     _caller(item, index, diag)
-    call = WireCall(item.text("call_id"), item.text("name") or "")
-    call.add(item.text("arguments"))
+    call = WireCall(item.text("call_id"), item.text("name") or "",
+                    free_form=item.value.get("type") == "custom_tool_call")
+    call.add(item.text("input" if call.free_form else "arguments"))
+    if call.free_form:
+        diag.note(index, call.id, "custom_tool_call", N_(
+            "a custom tool call: its input is free-form text, not JSON arguments; the lab runs "
+            "it as a call of {name} with one argument, input (that text), and it is answered "
+            "with a custom_tool_call_output item naming its call_id"), name=shown(call.name))
     if index in calls:
         call.late = Said("item_replaced", N_(
             "a second output_item.added at output index {index} ({where}) replaced a call: "
@@ -223,12 +238,13 @@ def _owner(r: Fields, by_item: dict[str, int], calls: dict[int, WireCall]) -> in
 
 
 def _arguments(r: Fields, index: int, call: WireCall) -> Iterator[StreamEvent]:
-    if r.value.get("type") == ARGUMENTS[0]:
+    """An arguments event (or a custom tool's input event) of a call, or its finished item."""
+    if r.value.get("type") in DELTAS:
         fragment = r.text("delta")
         call.add(fragment)
         yield ToolCallDelta(index, arguments_delta=fragment or None)
         return
-    done = r.text("arguments") or ""
+    done = r.text("input" if call.free_form else "arguments") or ""
     if not call.parts and done:
         call.add(done)  # a server that sends only the final text
         yield ToolCallDelta(index, arguments_delta=done)
@@ -272,6 +288,6 @@ def _orphans(early: list[Fields], calls: dict[int, WireCall]) -> Iterator[Stream
                 {"item": item if isinstance(item, str) else Said(
                     "at_output_index", N_("at output index {index}"), {"index": item}),
                  "where": r.where}), "arguments_without_item")
-        if r.value.get("type") == ARGUMENTS[0] and r.text("delta"):
+        if r.value.get("type") in DELTAS and r.text("delta"):
             calls[seen[item]].add(r.value["delta"])
             yield ToolCallDelta(seen[item], arguments_delta=r.value["delta"])

@@ -18,6 +18,7 @@ import os
 import re
 import select
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,14 +35,24 @@ WAIT_SECONDS = 2  # how long a FIFO may keep keel-lab waiting for its first byte
 _LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")  # a line and its break, if any
 
 
+STDIN = "-"  # the file name that means standard input, as in most commands
+
+
+def source(path: str | Path) -> str:
+    """How messages name a file: standard input (`-`) as `<stdin>`."""
+    return "<stdin>" if str(path) == STDIN else str(path)
+
+
 def read_bytes(path: str | Path) -> bytes:
-    """At most MAX_BYTES of a file of any kind, read in chunks; more is refused. The file is
-    opened without blocking, so a FIFO no program writes to is refused instead of waited on."""
-    p = Path(path)
+    """At most MAX_BYTES of a file of any kind (`-`: standard input), read in chunks; more is
+    refused. The file is opened without blocking, so a FIFO no program writes to is refused
+    instead of waited on."""
+    p = source(path)
     chunks: list[bytes] = []
     size = 0
     try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = (os.dup(sys.stdin.fileno()) if str(path) == STDIN else
+              os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
         regular = stat.S_ISREG(os.fstat(fd).st_mode)
         if not regular and not _wait_for_data(fd):
             os.close(fd)
@@ -56,9 +67,9 @@ def read_bytes(path: str | Path) -> bytes:
                     break
                 chunks.append(chunk)
                 size += len(chunk)
-    except OSError as exc:
+    except (OSError, ValueError, AttributeError) as exc:  # stdin closed (`<&-`) or none
         raise LabError("unreadable", N_("{path}: cannot read ({error})"), path=p,
-                       error=exc.strerror or str(exc)) from exc
+                       error=getattr(exc, "strerror", None) or str(exc)) from exc
     if size > MAX_BYTES:
         raise LabError("file_too_large", N_("{path}: more than {mib} MiB, too large for a "
                                             "recorded turn or history (keel-lab stops reading "
@@ -79,7 +90,7 @@ def _wait_for_data(fd: int) -> bool:
 
 
 def read_file(path: str | Path) -> str:
-    return decode(read_bytes(path), str(path))
+    return decode(read_bytes(path), source(path))
 
 
 def decode(raw: bytes, where: str) -> str:
