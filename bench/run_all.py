@@ -15,6 +15,7 @@ import assembler
 import assemblers
 import classroom_hub
 import course
+import experiments
 import grading
 import import_time
 import live_sliders
@@ -25,8 +26,8 @@ import virtual_clock
 def main() -> None:
     print(f"Python {platform.python_version()}, {os.cpu_count()} cores, {platform.machine()}\n")
     print("| measurement | result |\n|---|---|")
-    for bench in (virtual_clock, assembler, assemblers, import_time, sliders, live_sliders, course,
-                  grading, classroom_hub):
+    for bench in (virtual_clock, experiments, assembler, assemblers, import_time, sliders,
+                  live_sliders, course, grading, classroom_hub):
         for k, v in bench.main().items():
             print(f"| {k} | {v} |")
 

@@ -13,7 +13,8 @@ to the course's, so an older copy never breaks `make check` after an update.
 first kept in the working folder's `.backup/` as `<name>.<UTC time>.ipynb`, so nothing is ever
 lost. A chapter is named by its number (`4`, `04`: the core chapter, not the deeper notebook
 beside it), a deeper notebook by its number and letter (`04a`), either by a part of its file
-name (`stream`).
+name (`stream`). `make check CHAPTER=02` calls `chapter`, which names a chapter the same way
+and prints the path of the learner's copy of it: the one notebook that `make check` then checks.
 
 Every path comes in as an argument (the edition's folder and the working folder): the module
 never looks for the course relative to its own file.
@@ -22,6 +23,7 @@ What it prints is in the edition's language with `--language zh`, else in KEEL_L
 
 Run: python -m keel_course.workspace prepare NOTEBOOKS WORKSPACE [--language zh] [--quiet]
      python -m keel_course.workspace restore NOTEBOOKS WORKSPACE CHAPTER [--language zh]
+     python -m keel_course.workspace chapter NOTEBOOKS WORKSPACE CHAPTER [--language zh]
 """
 
 from __future__ import annotations
@@ -259,6 +261,15 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _chapter(args: argparse.Namespace) -> int:
+    edition, folder = edition_folders(args.notebooks, args.workspace, args.language)
+    print(folder / find_chapter(edition, args.chapter).name)
+    return 0
+
+
+COMMANDS = {"prepare": _prepare, "restore": _restore, "chapter": _chapter}
+
+
 def parser() -> argparse.ArgumentParser:
     """The module's commands, their help in KEEL_LAB_LANG's language (read now, when built)."""
     helper = FilledHelpFormatter
@@ -269,12 +280,13 @@ def parser() -> argparse.ArgumentParser:
                       "answers in, kept apart"))
     sub = p.add_subparsers(dest="command", required=True)
     for name, text in (("prepare", _("copy into WORKSPACE what it lacks of the learner edition")),
-                       ("restore", _("put one chapter of WORKSPACE back to its start"))):
+                       ("restore", _("put one chapter of WORKSPACE back to its start")),
+                       ("chapter", _("the path of one chapter in WORKSPACE, for make check"))):
         s = sub.add_parser(name, help=text, description=text, formatter_class=helper)
         s.add_argument("notebooks", type=Path,
                        help=_("the learner edition (the course's notebooks/)"))
         s.add_argument("workspace", type=Path, help=_("the learner's working folder"))
-        if name == "restore":
+        if name != "prepare":
             s.add_argument("chapter", help=_("its number (04; 04a: the deeper notebook) or a "
                                              "part of its file name"))
         s.add_argument("--language", default="en",
@@ -289,11 +301,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     with speaking(args.language):
         try:
-            return _prepare(args) if args.command == "prepare" else _restore(args)
+            return COMMANDS[args.command](args)
         except LabError as exc:
-            print(_("make restore: {error}").format(error=exc) if args.command == "restore"
-                  else _("cannot prepare your copy of the course: {error}").format(error=exc),
-                  file=sys.stderr)
+            said = {"restore": _("make restore: {error}"), "chapter": _("make check: {error}")}
+            print(said.get(args.command, _("cannot prepare your copy of the course: {error}"))
+                  .format(error=exc), file=sys.stderr)
             return 2
 
 

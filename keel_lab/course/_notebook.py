@@ -7,24 +7,29 @@ from __future__ import annotations
 
 import html
 import io
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from functools import lru_cache
 from typing import Any
 
 import ipywidgets as widgets
 from IPython.display import display
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from keel_lab._i18n import N_, _
 from keel_lab.course._alt import alt_text, img
 from keel_lab.course._experiments.report import Report
-from keel_lab.course._plots import plot
+from keel_lab.course._plots import plot, refresh
 
 # Shown in the snapshot (in the language set when the notebook ran, so the site shows it too).
 SNAPSHOT_NOTE = N_("Saved state of the controls: run this cell in the notebook to move them.")
 
 
 def png(fig: Figure) -> bytes:
-    """The figure as PNG bytes with no varying metadata, so saved outputs reproduce exactly."""
+    """The figure as PNG bytes with no varying metadata, so saved outputs reproduce exactly.
+    The figure keeps its Agg canvas, and with it the renderer's cache of text layouts."""
+    if not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", metadata={"Software": None})
     return buffer.getvalue()
@@ -50,12 +55,19 @@ def show(item: Report | Figure) -> None:
 
 class Explorer:
     """Controls bound to an experiment (`run`, called with their values): every change re-runs
-    it and redraws (`draw`, by default the report's plot). Displayed, it carries a static
-    snapshot beside the live view, for a reader without a kernel: a saved notebook, the site."""
+    it and redraws (`draw`; by default the report's plot, kept and refilled in place). Runs are
+    deterministic, so each setting's report and image are computed once (`MEMO` kept).
+    Displayed, it carries a static snapshot beside the live view, for a reader without a
+    kernel: a saved notebook, the site."""
+
+    MEMO = 64  # settings remembered: about 5 MB of images
 
     def __init__(self, run: Callable[..., Report], controls: dict[str, widgets.ValueWidget],
-                 draw: Callable[[Report], Figure | None] = plot, table: bool = True) -> None:
+                 draw: Callable[[Report], Figure | None] | None = None, table: bool = True
+                 ) -> None:
         self.run_fn, self.controls, self.draw, self.table = run, controls, draw, table
+        self._run = lru_cache(self.MEMO)(lambda settings: run(**dict(settings)))
+        self._images: dict[Hashable, bytes] = {}
         self.output = widgets.Output()
         self.report: Report | None = None
         self.figure: Figure | None = None
@@ -85,9 +97,11 @@ class Explorer:
             self.update()
 
     def update(self) -> None:
-        self.report = self.run_fn(**self.values())
-        self.figure = self.draw(self.report)
-        self.image = None if self.figure is None else png(self.figure)
+        settings = tuple(self.values().items())
+        self.report = self._run(settings)
+        self.figure = (refresh(self.figure, self.report) if self.draw is None
+                       else self.draw(self.report))
+        self.image = None if self.figure is None else self._image(settings, self.figure)
         self.runs += 1
         self.output.clear_output(wait=True)
         with self.output:
@@ -95,6 +109,18 @@ class Explorer:
                 print(self.report.table())
             if self.figure is not None and self.image is not None:
                 display(figure_bundle(self.figure, self.image), raw=True)
+
+    def _image(self, settings: Hashable, fig: Figure) -> bytes:
+        """The PNG for these settings, drawn once: a refilled figure shows what a fresh one
+        does (tests/lab/test_explorers.py). Its pixels may differ by a legend's nudge:
+        constrained layout starts from where the last draw put a legend beside the axes."""
+        if self.draw is not None:  # a custom drawing may differ from run to run
+            return png(fig)
+        if settings not in self._images:
+            if len(self._images) >= self.MEMO:
+                del self._images[next(iter(self._images))]
+            self._images[settings] = png(fig)
+        return self._images[settings]
 
     def snapshot(self) -> str:
         """The current state as plain HTML (controls, table, plot as a data URI): no script, so

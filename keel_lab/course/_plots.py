@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from matplotlib.figure import Figure
@@ -38,17 +38,51 @@ def _mode(mode: str) -> str:
     return _(mode)
 
 
-def _figure(width: float = 7.0, height: float = 3.6) -> tuple[Figure, Any]:
-    fig = Figure(figsize=(width, height), dpi=100, layout="constrained")
+class LiveFigure(Figure):
+    """A figure an explorer keeps (`refresh`): it shows another report of its shape in place,
+    `fill` setting its artists' data, limits and texts and its alt text. A fresh figure is
+    built with empty artists and filled by the same `fill`, so both show the same."""
+
+    shape_of: Callable[[Report], Hashable] | None = None  # what its artists can hold
+    shape: Hashable = None
+    fill: Callable[[Report], None] | None = None
+
+    def can_show(self, report: Report) -> bool:
+        return self.shape_of is not None and self.shape_of(report) == self.shape
+
+
+def _figure(width: float = 7.0, height: float = 3.6) -> tuple[LiveFigure, Any]:
+    fig = LiveFigure(figsize=(width, height), dpi=100, layout="constrained")
     return fig, fig.add_subplot()
 
 
-def _theory(ax: Any, p: float, trials: int, label: str) -> None:
-    """The count theory expects over `trials` trials, and the range sampling noise allows."""
-    ax.axhline(trials * p, ls="--", color="black", label=label)
-    low, high = binomial_range(p, trials)
-    ax.axhspan(trials * low, trials * high, color="grey", alpha=0.25,
-               label=_("95% range of a count over {trials} trials").format(trials=trials))
+def _live(fig: LiveFigure, shape_of: Callable[[Report], Hashable],
+          fill: Callable[[Report], None], report: Report) -> LiveFigure:
+    """Make `fig` live: `fill` shows `report` now, and later any report of its shape."""
+    fig.shape_of, fig.shape, fig.fill = shape_of, shape_of(report), fill
+    fill(report)
+    return fig
+
+
+def _theory(ax: Any, p: float, trials: int, label: str) -> Callable[[float, int, str], None]:
+    """The count theory expects over `trials` trials, and the range sampling noise allows; the
+    setter it returns moves both to another theory."""
+    line, span = ax.axhline(0, ls="--", color="black"), ax.axhspan(0, 0, color="grey", alpha=0.25)
+
+    def move(p: float, trials: int, label: str) -> None:
+        low, high = binomial_range(p, trials)
+        line.set_ydata([trials * p] * 2)
+        line.set_label(label)
+        span.set_y(trials * low)
+        span.set_height(trials * (high - low))
+        span.set_label(_("95% range of a count over {trials} trials").format(trials=trials))
+
+    move(p, trials, label)
+    return move
+
+
+def _strategies(report: Report) -> tuple[str, ...]:
+    return ("pairing", *report.data["strategies"])
 
 
 def pairing_bars(report: Report) -> Figure:
@@ -56,23 +90,31 @@ def pairing_bars(report: Report) -> Figure:
     beside the theory line and the range sampling noise allows around it."""
     names = list(report.data["strategies"])
     fig, ax = _figure(8.5) if "yours" in names else _figure()  # room for a fifth name
-    values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
     shown = [_(YOURS) if n == "yours" else n for n in names]
-    bars = [ax.bar(x, v, **style(n).fill()) for x, v, n in zip(shown, values, names, strict=True)]
-    for bar in bars:
-        ax.bar_label(bar)
-    trials, p = report.params["trials"], report.data["theory"]
-    _theory(ax, p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
-    ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
-                 .format(trials=trials, calls=report.params["calls"]))
+    bars = [ax.bar(x, 0, **style(n).fill())[0] for x, n in zip(shown, names, strict=True)]
+    labels = [ax.bar_label(ax.containers[i]) for i in range(len(bars))]
+    theory = _theory(ax, 0, 1, "")
     ax.set_ylabel(_("trials with a mismatch"))
-    ax.set_ylim(0, trials * 1.1)
     ax.tick_params(axis="x", labelsize=8)
-    ax.legend(loc="upper left", fontsize=8)
-    return describe(fig, _("trials with a mismatch out of {trials} per strategy: {counts}; "
-                           "theory for completion order: {expected}").format(
-        trials=number(trials), expected=number(round(trials * p)),
-        counts=listing(f"{n} {number(v)}" for n, v in zip(shown, values, strict=True))))
+
+    def fill(report: Report) -> None:
+        values = [report.data["strategies"][n]["trials_with_mismatch"] for n in names]
+        for bar, label, value in zip(bars, labels, values, strict=True):
+            bar.set_height(value)
+            label[0].set_text(f"{value:g}")
+            label[0].xy = (label[0].xy[0], value)
+        trials, p = report.params["trials"], report.data["theory"]
+        theory(p, trials, _("theory for completion order: {p} x trials").format(p=f"{p:.3f}"))
+        ax.set_title(_("Trials with a wrong or missing result ({trials} trials, {calls} calls)")
+                     .format(trials=trials, calls=report.params["calls"]))
+        ax.set_ylim(0, trials * 1.1)
+        ax.legend(loc="upper left", fontsize=8)
+        describe(fig, _("trials with a mismatch out of {trials} per strategy: {counts}; "
+                        "theory for completion order: {expected}").format(
+            trials=number(trials), expected=number(round(trials * p)),
+            counts=listing(f"{n} {number(v)}" for n, v in zip(shown, values, strict=True))))
+
+    return _live(fig, _strategies, fill, report)
 
 
 def _rate_plot(report: Report, x: str, xlabel: str, title: str) -> Figure:
@@ -166,39 +208,54 @@ def exceptions_bars(report: Report) -> Figure:
         f"{n} {number(w)} / {number(k)}" for n, w, k in zip(names, wrong, lost, strict=True))))
 
 
+def _calls(report: Report) -> tuple[str, tuple[int, ...], bool]:
+    """A stream plot's shape: its calls, and whether they become executable."""
+    return ("streaming", tuple(sorted({r["index"] for r in report.rows})),
+            report.data["first_executable_chunk"] is not None)
+
+
 def stream_plot(report: Report) -> Figure:
     """Arguments received per call against the chunk number, a dot for every chunk that carried
     a fragment of it (so interleaved calls show their alternation); where each parses and runs."""
     fig, ax = _figure(9.0, 3.6)
-    rows = report.rows
-    indexes = sorted({r["index"] for r in rows})
+    _name, indexes, finishes = _calls(report)
+    steps, parsed = {}, {}
     for index in indexes:
-        mine = [r for r in rows if r["index"] == index]
-        ax.step([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine], where="post",
-                **indexed(index).line(),
-                label=_("call {index}: argument characters").format(index=index))
-        parsed = [r for r in mine if r["parses"] and not r["executable"]]
-        ax.plot([r["chunk"] for r in parsed], [len(r["arguments"]) for r in parsed], "o",
-                mfc="none", color="black")
+        steps[index], = ax.step([], [], where="post", **indexed(index).line(),
+                                label=_("call {index}: argument characters").format(index=index))
+        parsed[index], = ax.plot([], [], "o", mfc="none", color="black")
     ax.plot([], [], ".", color="black", label=_("dot: a chunk carrying a fragment"))
     ax.plot([], [], "o", mfc="none", color="black", label=_("parses, not executable"))
-    finish = report.data["first_executable_chunk"]
-    if finish is not None:
-        ax.axvline(finish, color="black", ls=(0, (6, 2)), lw=1.5,
-                   label=_("finish: calls become executable"))
+    finish_line = ax.axvline(0, color="black", ls=(0, (6, 2)), lw=1.5,
+                             label=_("finish: calls become executable")) if finishes else None
     ax.set_xlabel(_("chunk"))
     ax.set_ylabel(_("characters of arguments"))
     ax.set_title(_("Streamed fragments: nothing runs before the stream closes"))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    final = listing(_("call {index}: {n}").format(
-        index=i, n=number(len([r for r in rows if r["index"] == i][-1]["arguments"])))
-        for i in indexes)
-    return describe(fig, (_("argument characters per call when the stream ends: {final}; "
-                            "the calls become executable at chunk {finish} of {chunks}")
-                          if finish is not None else
-                          _("argument characters per call when the stream ends: {final}; "
-                            "no call becomes executable")).format(
-        final=final, finish=finish, chunks=max((r["chunk"] for r in rows), default=0)))
+
+    def fill(report: Report) -> None:
+        rows = report.rows
+        for index in indexes:
+            mine = [r for r in rows if r["index"] == index]
+            steps[index].set_data([r["chunk"] for r in mine], [len(r["arguments"]) for r in mine])
+            done = [r for r in mine if r["parses"] and not r["executable"]]
+            parsed[index].set_data([r["chunk"] for r in done], [len(r["arguments"]) for r in done])
+        finish = report.data["first_executable_chunk"]
+        if finish_line is not None:
+            finish_line.set_xdata([finish, finish])
+        ax.relim()
+        ax.autoscale_view()
+        final = listing(_("call {index}: {n}").format(
+            index=i, n=number(len([r for r in rows if r["index"] == i][-1]["arguments"])))
+            for i in indexes)
+        describe(fig, (_("argument characters per call when the stream ends: {final}; "
+                         "the calls become executable at chunk {finish} of {chunks}")
+                       if finish is not None else
+                       _("argument characters per call when the stream ends: {final}; "
+                         "no call becomes executable")).format(
+            final=final, finish=finish, chunks=max((r["chunk"] for r in rows), default=0)))
+
+    return _live(fig, _calls, fill, report)
 
 
 def timeline_gantt(report: Report) -> Figure:
@@ -228,32 +285,42 @@ def timeline_gantt(report: Report) -> Figure:
                        for m in modes)))
 
 
+OUTCOMES = (("completed", N_("completed")), ("partial", N_("completed, marked partial")),
+            ("failed", N_("failed (a tool crashed)")),
+            ("failed_if_fail_fast", N_("failed if any error failed the run")))
+
+
 def outcomes_plot(report: Report) -> Figure:
     """Shares of run outcomes per failure rate (points), each over the 95% range that chance
     allows around its theory for this many runs (band): points in their bands agree with the
     rule, and bands that do not overlap are rates the runs tell apart."""
     fig, ax = _figure(9.0, 3.6)
-    runs, xs = report.params["runs"], [r["failure_rate"] for r in report.rows]
-    last = report.rows[-1]
-    shares = []
-    for key, label in (("completed", N_("completed")),
-                       ("partial", N_("completed, marked partial")),
-                       ("failed", N_("failed (a tool crashed)")),
-                       ("failed_if_fail_fast", N_("failed if any error failed the run"))):
-        bands = [binomial_range(t[key], runs) for t in report.data["theory"]]
-        ax.fill_between(xs, [lo for lo, _ in bands], [hi for _, hi in bands],
-                        color=style(key).color, alpha=0.3, linewidth=0)
-        ax.plot(xs, [r[key] for r in report.rows], **style(key).line(), label=_(label))
-        shares.append(f"{_(label)} {number(last[key])}")
+    bands, lines = {}, {}
+    for key, label in OUTCOMES:
+        bands[key] = ax.fill_between([], [], [], color=style(key).color, alpha=0.3, linewidth=0)
+        lines[key], = ax.plot([], [], **style(key).line(), label=_(label))
     ax.set_xlabel(_("share of lookups that fail"))
     ax.set_ylabel(_("share of runs"))
     ax.set_ylim(0, 1.02)
     ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
-    ax.set_title(_("How runs end as tools fail ({runs} runs per rate; bands: 95% range "
-                   "around the theory)").format(runs=runs), fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    return describe(fig, _("with {rate} of lookups failing, over {runs} runs: {shares}").format(
-        rate=number(last["failure_rate"]), runs=number(runs), shares=listing(shares)))
+
+    def fill(report: Report) -> None:
+        runs, xs = report.params["runs"], [r["failure_rate"] for r in report.rows]
+        last = report.rows[-1]
+        for key, _label in OUTCOMES:
+            ranges = [binomial_range(t[key], runs) for t in report.data["theory"]]
+            bands[key].set_data(xs, [lo for lo, _ in ranges], [hi for _, hi in ranges])
+            lines[key].set_data(xs, [r[key] for r in report.rows])
+        ax.relim()
+        ax.autoscale_view()
+        ax.set_title(_("How runs end as tools fail ({runs} runs per rate; bands: 95% range "
+                       "around the theory)").format(runs=runs), fontsize=10)
+        shares = listing(f"{_(label)} {number(last[key])}" for key, label in OUTCOMES)
+        describe(fig, _("with {rate} of lookups failing, over {runs} runs: {shares}").format(
+            rate=number(last["failure_rate"]), runs=number(runs), shares=shares))
+
+    return _live(fig, lambda report: report.name, fill, report)
 
 
 POLICY_LABELS = {"tolerated": N_("tolerated: the exact calls run"),
@@ -400,3 +467,12 @@ def plot(report: Report) -> Figure | None:
     """The figure for a report, or None for experiments that are tables only."""
     fn = PLOTS.get(report.name)
     return fn(report) if fn else None
+
+
+def refresh(fig: Figure | None, report: Report) -> Figure | None:
+    """The figure for `report`: `fig` itself, its artists refilled, when it is a live figure of
+    the same plot and shape (an explorer's move); else a new one."""
+    if isinstance(fig, LiveFigure) and fig.fill is not None and fig.can_show(report):
+        fig.fill(report)
+        return fig
+    return plot(report)

@@ -36,7 +36,7 @@ from keel_course.editions import (
 from keel_course.handout import build_handout, find_leaks, solution_lines
 from keel_course.workspace import BACKUP, find_chapter, prepare, restore
 from keel_lab._core.errors import LabError
-from keel_lab._i18n import speaking
+from keel_lab._i18n import _, speaking
 
 pytestmark = pytest.mark.lab_wide
 
@@ -363,6 +363,87 @@ def test_make_check_prepares_the_copy_then_checks_it():
                          "workspace --language en --quiet")
     assert lines[-1].endswith(" -rN -qq workspace/*.ipynb")
     assert make_n("check", "LANGUAGE=zh")[-1].endswith(" -rN -qq workspace/zh/*.ipynb")
+
+
+def test_make_check_chapter_checks_the_one_chapter_make_restore_names():
+    assert make_n("check", "CHAPTER=02")[-1].startswith(
+        "chapter=$(.venv/bin/python -m keel_course.workspace chapter notebooks workspace '02' "
+        "--language en) && KEEL_LAB_LANG=en .venv/bin/pytest --nbval-lax ")
+    assert make_n("check", "CHAPTER=02")[-1].endswith(' -rN -qq "$chapter"')
+    assert " workspace '02' --language zh) && KEEL_LAB_LANG=zh " in make_n(
+        "check", "LANGUAGE=zh", "CHAPTER=02")[-1]
+
+
+def test_the_chapter_command_prints_the_learners_copy_of_the_chapter(course, tmp_path, capsys):
+    ws = tmp_path / "workspace"
+    assert run(capsys, "chapter", course, ws, "2") == (0, f"{ws / '02_pairing.ipynb'}\n", "")
+    assert run(capsys, "chapter", course, ws, "history", "--language", "zh") == (
+        0, f"{ws / 'zh' / '01_history.ipynb'}\n", "")
+    code, out, err = run(capsys, "chapter", course, ws, "7")
+    assert (code, out) == (2, "") and err == (
+        "make check: no chapter matches '7': give its number or a part of its file name "
+        "(01_history, 02_pairing)\n")
+    assert not ws.exists()  # it names a chapter and writes nothing
+
+
+@pytest.fixture(scope="module")
+def learner_checkout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder that sees the checkout by links, with a learner's copy made as `make lab` makes
+    it, in English and in Chinese: `make check` there runs as in the course's folder."""
+    if MAKE is None or not (ROOT / ".venv" / "bin" / "python").is_file():
+        pytest.skip("no make or no .venv on this machine")
+    folder = tmp_path_factory.mktemp("checkout")
+    for entry in ROOT.iterdir():
+        if entry.name not in {"build", "workspace", ".git"}:
+            (folder / entry.name).symlink_to(entry)
+    assert workspace.main(["prepare", str(folder / "notebooks"), str(folder / "workspace"),
+                           "--language", "zh"]) == 0
+    return folder
+
+
+def make_check(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("KEEL_LAB_LANG", "LANGUAGE", "MAKEFLAGS", "KEEL_PROGRESS", "COLUMNS")}
+    return subprocess.run([str(MAKE), "--no-print-directory", "-o", ".venv/.installed", "check",
+                           *args], cwd=folder, capture_output=True, text=True, env=env,
+                          timeout=300)
+
+
+def test_make_check_chapter_runs_that_chapter_alone_and_ends_with_its_totals(learner_checkout):
+    """Chapter 2 answered as its solution has it; every other chapter unanswered, never run."""
+    ws = learner_checkout / "workspace"
+    mine = ws / "02_pairing.ipynb"
+    filled = fill_solutions(read_notebook(mine),
+                            read_notebook(NOTEBOOKS / "solutions" / "02_pairing.ipynb"))
+    mine.write_text(json.dumps(filled, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    done = make_check(learner_checkout, "CHAPTER=02")
+    assert done.returncode == 0, done.stdout + done.stderr
+    cells = sum(c["cell_type"] == "code" for c in filled["cells"])
+    lines = done.stdout.splitlines()
+    assert lines[0].split()[0] == "." * cells  # one dot per cell of chapter 2, none of another's
+    assert lines[1:3] == ["02_pairing  count_in_order  passed",
+                          "02_pairing  pair_results    passed"]
+    assert lines[3:] == [f"2 of 2 exercises pass; every exercise, with its last hint: "
+                         f"{lines[3].split()[-3]} progress workspace"]
+    assert lines[3].split()[-3].endswith("/bin/keel-lab")
+    recorded = json.loads((ws / ".keel-progress.json").read_text())["exercises"]
+    assert sorted(recorded) == ["count_in_order", "pair_results"]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_make_check_with_a_chapter_that_does_not_exist_names_the_chapters(learner_checkout,
+                                                                         language):
+    """One line before anything is checked, in the edition's language: make's own `Error 2`
+    line follows it."""
+    done = make_check(learner_checkout, "CHAPTER=12", f"LANGUAGE={language}")
+    assert done.returncode == 2 and done.stdout == ""
+    with speaking(language):
+        said = _("make check: {error}").format(error=_(
+            "no chapter matches {given}: give its number or a part of its file name "
+            "({chapters})").format(given="'12'", chapters="\0"))
+    assert done.stderr.startswith(said.split("\0")[0] + "00_asyncio_primer, 01_history, "), \
+        done.stderr
+    assert "02_pairing, 02a_delay_spread, " in done.stderr.splitlines()[0]
 
 
 def test_make_restore_restores_through_the_module():

@@ -102,8 +102,13 @@ async def play(plan: TurnPlan, early: bool) -> tuple[bool, dict[int, float], dic
         if plan.cancel_at is not None and at > plan.cancel_at:
             await asyncio.sleep(max(0.0, plan.cancel_at - (clock.now() - start)))
             break
+        # Nothing reads a block before it closes, so the stream waits on the clock only for
+        # the closes and the finish; the deltas in between are fed without a timer each.
+        if isinstance(item, ToolCallDelta):
+            assembler.feed(item)
+            continue
         await asyncio.sleep(max(0.0, at - (clock.now() - start)))
-        if not isinstance(item, Close):
+        if isinstance(item, Finish):
             assembler.feed(item)
             continue
         closed[item.index] = at
