@@ -45,7 +45,7 @@ def answered(guess: object, observed: object, *, near: float = 0.0,
     each in turn; a letter or a word regardless of case; True or False as yes or no; batches
     (lists of ids) as the lists of ids written in brackets; a set of ids as the ids of `among`
     the guess names."""
-    right = _matches(str(guess or ""), observed, near, among)
+    right = _matches("" if guess is None else str(guess), observed, near, among)
     _note(guess, right)
     verdict = (_("as you predicted") if right
                else _("not what you predicted: the next paragraph says why"))

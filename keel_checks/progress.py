@@ -283,13 +283,13 @@ def add(path: Path, verdicts: Iterable[tuple[str, bool, str | None]]) -> Progres
 
 
 def note_prediction(name: str, chapter: str, right: bool | None) -> None:
-    """Keep a prediction made (`right` None) or answered back; a prediction already answered
-    keeps its answer when it is only made again. Like `record`, never raises nor prints on
-    stdout."""
+    """Keep a prediction made (`right` None) or answered back. The first answer back stays: a
+    guess rewritten after the answer was seen predicts nothing. Like `record`, never raises nor
+    prints on stdout."""
     def keep(path: Path) -> None:
         progress = read(path)
         kept = progress.predictions.get(name)
-        right_now = kept.right if right is None and kept is not None else right
+        right_now = kept.right if kept is not None and kept.right is not None else right
         when = datetime.now(UTC).isoformat(timespec="seconds")
         save(Progress(path, progress.entries,
                       {**progress.predictions, name: Made(chapter, right_now, when)}))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
@@ -71,9 +72,16 @@ def python(source: str) -> str:
     return _MAGIC.sub("", source)
 
 
+# CPython 3.11 counts the AST constructor's recursion per interpreter, not per thread: two
+# threads parsing at once (the grader plans submissions in a thread pool) can fail with
+# "SystemError: AST constructor recursion depth mismatch". One parse at a time.
+_PARSING = threading.Lock()
+
+
 def parsed(source: str) -> ast.Module | None:
     try:
-        return ast.parse(python(source))
+        with _PARSING:
+            return ast.parse(python(source))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
@@ -146,7 +154,8 @@ def _bound(statement: ast.stmt) -> Iterator[str]:
 @cache
 def expected_check(exercise: str) -> str:
     """The course's check cell for an exercise, as code."""
-    return ast.dump(ast.parse(f"check({exercise})"))
+    with _PARSING:
+        return ast.dump(ast.parse(f"check({exercise})"))
 
 
 # the lab's own import of `check`: through the course's face, as the editions write it, or by

@@ -21,7 +21,7 @@ DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 TIMEOUT_S = 120
 
 # Run here: commands that are quick and offline, in the scratch folder (they may write there).
-RUN = re.compile(r"\.venv/bin/(keel-lab|keel-course grade)\b"
+RUN = re.compile(r"\.venv/bin/(keel-lab\b|keel-course grade\b|keel-course --help$)"
                  r"|\.venv/bin/python scripts/course_table\.py$")
 
 # Mapped: each pattern (the whole command) to the tests that run it. `make test` is the suite
@@ -33,16 +33,25 @@ MAPPED: dict[str, list[str]] = {
         "test_make_labs_jupyterlab_really_serves_the_learners_copy_without_nbgrader",
         "tests/course/test_live_lab.py::test_the_learners_lab_shows_no_instructor_tooling_and_asks_no_news"],
     r"make test": ["tests/course/test_docs_commands.py::test_ci_runs_the_readmes_test_command"],
+    r"keel-lab (assemble|validate) ~/agent/\S+.*": [
+        "tests/lab/test_install.py::test_the_documented_commands_run_on_files_outside_the_checkout"],
+    r"keel-lab record openai-chat ~/agent/\S+ --base-url \S+ --model \S+": [
+        "tests/lab/test_record.py::test_a_compatible_server_with_its_own_key_variable"],
     r"make check": [
         "tests/course/test_workspace.py::test_make_check_prepares_the_copy_then_checks_it",
         "tests/course/test_notebooks.py::test_make_check_passes_a_right_answer_and_says_so"],
     r"make check LANGUAGE=zh": [
         "tests/lab/test_make_check.py::test_language_zh_checks_the_chinese_edition_in_chinese"],
+    r"make check CHAPTER=\S+( LANGUAGE=zh)?": [
+        "tests/course/test_workspace.py::"
+        "test_make_check_chapter_runs_that_chapter_alone_and_ends_with_its_totals",
+        "tests/course/test_workspace.py::"
+        "test_make_check_chapter_checks_the_one_chapter_make_restore_names"],
     r"make restore CHAPTER=\S+( LANGUAGE=zh)?": [
         "tests/course/test_workspace.py::test_make_restore_restores_through_the_module",
         "tests/course/test_workspace.py::test_restore_in_the_chinese_edition"],
     r"make site": [
-        "tests/course/test_site.py::test_the_build_is_quick_and_every_chapter_is_a_page"],
+        "tests/course/test_site.py::test_every_chapter_is_a_page"],
     r"make handout": ["tests/course/test_handout.py::test_cli_writes_the_handout_and_its_zip"],
     r"make handout LANGUAGE=zh": [
         "tests/course/test_handout.py::test_cli_writes_the_chinese_handout"],
@@ -52,6 +61,21 @@ MAPPED: dict[str, list[str]] = {
     r"make messages": ["tests/lab/test_i18n.py::test_the_template_holds_every_marked_message"],
     r"make guide": ["tests/course/test_instructors_guide.py::test_every_generated_part_is_current"],
     r"make (classroom|collect)( [A-Z]+=\S+)*": [
+        "tests/course/test_classroom_hub.py::test_a_class_on_one_hub"],
+    r"make install": [
+        "tests/course/test_docs_commands.py::test_make_install_sets_up_without_opening_anything"],
+    # nbgrader's course (docs/instructors.md): laid out, released, checked, autograded, exported
+    r"\.venv/bin/keel-course nbgrader \S+ \S+": [
+        "tests/course/test_nbgrader.py::test_cli_lays_out_the_course"],
+    r"\. \.venv/bin/activate && cd \S+|nbgrader (generate_assignment|autograde) \S+"
+    r"|nbgrader export": [
+        "tests/course/test_nbgrader.py::"
+        "test_nbgrader_autogrades_handout_notebooks_as_keel_course_grade_does"],
+    r"keel-course nbgrader \. --check": [
+        "tests/course/test_nbgrader.py::"
+        "test_cli_check_lists_what_nbgrader_cannot_grade_then_one_error_line"],
+    # a class's hub through its REST API and a student's server (docs/classroom.md)
+    r"[A-Z]+=\$\((python3|curl) .*\)|curl -s .*http://127\.0\.0\.1:8000/.*": [
         "tests/course/test_classroom_hub.py::test_a_class_on_one_hub"],
 }
 
@@ -134,6 +158,27 @@ def test_ci_runs_the_readmes_test_command():
     readme = [c.text for c in commands(ROOT / "README.md")]
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8").strip().splitlines()
     assert "make test" in readme and run[-1] == "make test"
+
+
+def test_the_instructors_page_starts_with_its_set_up():
+    """An instructor on a fresh clone reads the set-up first: `make install`, which opens
+    nothing (`make lab` blocks, `make test` takes minutes); the README names it too."""
+    page = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
+    first = page[page.index("\n## "):]
+    first = first[:first.index("\n## ", 1)]
+    assert first.startswith("\n## Set up")
+    assert re.search(r"```sh\nmake install +#", first)
+    assert "make install" in [c.text for c in commands(ROOT / "README.md")]
+
+
+def test_make_install_sets_up_without_opening_anything():
+    """What `make install` would run, from nothing (`-B`: as on a fresh clone; `-n`: printed,
+    not run): the venv and the editable install, and nothing that serves or tests."""
+    done = subprocess.run(["make", "-n", "-B", "install"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "-m venv .venv" in done.stdout and "-r requirements.txt -e ." in done.stdout
+    assert not re.search(r"keel_course\.lab|pytest|jupyterhub", done.stdout)
 
 
 def test_the_parser_joins_continued_lines_and_reads_the_documented_exit_code(tmp_path):

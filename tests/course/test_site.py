@@ -48,7 +48,6 @@ spec.loader.exec_module(site)
 COURSE = site.CHECKOUT.notebooks  # the English learner edition
 PAGES = [p.stem for p in sorted(COURSE.glob("[0-9][0-9]*_*.ipynb"))]  # chapters, deeper notebooks
 CHAPTERS = [name for name in PAGES if re.match(r"0[1-9]_", name)]
-BUDGET_S = 60  # the build; docs/performance.md quotes the measured figure
 
 
 def widget_cell(outputs):
@@ -280,9 +279,8 @@ def pages(out: Path) -> dict[Path, Page]:
     return {p: Page(p.read_text(encoding="utf-8")) for p in sorted(out.rglob("*.html"))}
 
 
-def test_the_build_is_quick_and_every_chapter_is_a_page(built):
-    out, seconds = built
-    assert seconds < BUDGET_S
+def test_every_chapter_is_a_page(built):  # the build's time: bench/, docs/performance.md
+    out, _seconds = built
     assert json.loads((out / "site.json").read_text()) == {"editions": ["en", "zh"]}
     for name in ["index", *PAGES, "glossary", "search", "genindex"]:
         assert (out / "en" / f"{name}.html").is_file(), name

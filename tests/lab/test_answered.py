@@ -23,6 +23,8 @@ BATCHES = [["call-0", "call-1", "call-2"], ["call-3"], ["call-4", "call-5"]]
     ("about 1,000 turns", 850, {"near": 0.1}, False),
     ("5 of 6: about 830", 850, {"near": 0.1}, False),  # two numbers for one
     ("0", 0, {}, True),
+    (0, 0, {}, True),  # a number typed as a number
+    (0.14, 0.14, {"near": 0.1}, True),
     (" 0 ", 0, {}, True),
     ("none, 0", 0, {}, True),
     ("1", 0, {}, False),
@@ -51,7 +53,7 @@ BATCHES = [["call-0", "call-1", "call-2"], ["call-3"], ["call-4", "call-5"]]
 def test_answered_judges_each_kind(guess, observed, options, right, capsys):
     assert answered(guess, observed, **options) is right
     said = capsys.readouterr().out.splitlines()
-    assert said[0] == f"you predicted: {guess.strip()}"
+    assert said[0] == f"you predicted: {str(guess).strip()}"
     assert said[1].endswith("as you predicted" if right
                             else "not what you predicted: the next paragraph says why")
 
@@ -82,6 +84,9 @@ def test_progress_counts_predictions_made_and_right(here, capsys):
     assert "2 of 13 predictions made, 0 right" in kept.table()
     exec("predicted(predicted_ran)\n", {"predicted": predicted, "predicted_ran": "c0"})
     assert read(here / FILE).predictions["predicted_ran"].right is False  # made again: kept
+    exec("answered(predicted_ran, {'c0'}, among=('c0', 'c1', 'c2'))\n",
+         {"answered": answered, "predicted_ran": "c0"})
+    assert read(here / FILE).predictions["predicted_ran"].right is False  # the first answer
 
 
 def test_a_guess_under_no_course_name_is_not_kept(here, capsys):
