@@ -82,7 +82,7 @@ bubblewrap:
 # `make check CHAPTER=02` checks chapter 2 alone, named as `make restore` names it (its number, 02a
 # for a deeper notebook, or a part of its file name; keel_course/workspace.py finds it). Either way
 # pytest loads nbval alone, not every plugin installed for the tests (hypothesis' and langsmith's
-# cost 2 s of CPU to import), after keel_course/check_plugin.py (nbformat's jsonschema without a
+# cost 2 s of CPU to import), after keel_checks/pytest_plugin.py (nbformat's jsonschema without a
 # grammar it would build for nothing, 1 s); docs/performance.md has the figures (pytest >= 8.4).
 ifneq ($(origin LANGUAGE),command line)
 LANGUAGE := $(or $(KEEL_LAB_LANG),en)
@@ -92,7 +92,7 @@ LEARNER := $(if $(filter en,$(LANGUAGE)),$(WORKSPACE),$(WORKSPACE)/$(LANGUAGE))
 check: $(STAMP)
 	@[ -f $(EDITION)/01_history.ipynb ] || { echo "make check: LANGUAGE=$(LANGUAGE) has no learner edition in $(EDITION)/ (en or zh)" >&2; exit 2; }
 	@$(WORKCOPY) prepare notebooks $(WORKSPACE) --language $(LANGUAGE) --quiet
-	@$(if $(CHAPTER),chapter=$$($(WORKCOPY) chapter notebooks $(WORKSPACE) '$(CHAPTER)' --language $(LANGUAGE)) && )KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env --continue-on-collection-errors --disable-plugin-autoload -p keel_course.check_plugin -p nbval -p no:cacheprovider --tb=no -rN -qq $(if $(CHAPTER),"$$chapter",$(LEARNER)/*.ipynb)
+	@$(if $(CHAPTER),chapter=$$($(WORKCOPY) chapter notebooks $(WORKSPACE) '$(CHAPTER)' --language $(LANGUAGE)) && )KEEL_LAB_LANG=$(LANGUAGE) $(BIN)/pytest --nbval-lax --nbval-current-env --continue-on-collection-errors --disable-plugin-autoload -p keel_checks.pytest_plugin -p nbval -p no:cacheprovider --tb=no -rN -qq $(if $(CHAPTER),"$$chapter",$(LEARNER)/*.ipynb)
 
 # For learners: one chapter of workspace/ back to its start, `make restore CHAPTER=04` (its number,
 # 04a for the deeper notebook beside it, or a part of its file name; LANGUAGE=zh: workspace/zh/).

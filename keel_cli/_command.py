@@ -428,8 +428,15 @@ def _assemble(args: argparse.Namespace) -> int:
 
 
 def _width() -> int:
-    """The terminal's columns (`COLUMNS` first); `WIDTH` when the output is no terminal."""
-    return max(shutil.get_terminal_size((WIDTH, 24)).columns, MIN_WIDTH)
+    """The terminal's columns (`COLUMNS` first); `WIDTH` when the output is no terminal. The
+    output is `sys.stdout` as it is now, not the process's first one: a notebook's kernel may
+    have been started from a terminal, and its cells' tables must not depend on that."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit():
+        return max(int(columns), MIN_WIDTH)
+    if sys.stdout.isatty():
+        return max(shutil.get_terminal_size((WIDTH, 24)).columns, MIN_WIDTH)
+    return WIDTH
 
 
 def diagnosis_json(d: Diagnosis) -> dict[str, Any]:

@@ -65,6 +65,7 @@ STUDENT_PACKAGES = ("jsonschema", "matplotlib", "tqdm", "babel", "openai", "lang
                     "jupyterlab", "ipywidgets", "ipykernel", "nbval", "nbclient", "nbformat",
                     "wcwidth", "pytest")
 CHECK_COMMAND = ("pytest --nbval-lax --nbval-current-env --continue-on-collection-errors "
+                 "--disable-plugin-autoload -p keel_checks.pytest_plugin -p nbval "
                  "-p no:cacheprovider --tb=no -rN -qq notebooks/*.ipynb")  # as make check
 CHECK_ENV = {"en": "", "zh": "KEEL_LAB_LANG=zh "}  # the summary's language, as `make check` sets
 

@@ -53,6 +53,9 @@ _switch = os.environ.get(progress.SWITCH)  # the learner's own setting, read bef
 def pytest_configure(config: Any) -> None:
     os.environ[progress.SWITCH] = "off"  # kernels start after this: they record nothing
     os.environ[SWITCH] = "raise"  # and a check that does not pass fails its cell
+    # and a table a cell prints is as wide as make notebooks saved it, a pipe's: pytest-xdist's
+    # workers set COLUMNS=80, which a kernel would inherit
+    os.environ.pop("COLUMNS", None)
 
 
 def _first_hint(item: Any) -> str:

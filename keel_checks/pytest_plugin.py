@@ -1,4 +1,4 @@
-"""`make check`'s pytest plugin, loaded before nbval (`-p keel_course.check_plugin -p nbval`).
+"""`make check`'s pytest plugin, loaded before nbval (`-p keel_checks.pytest_plugin -p nbval`).
 
 nbval reads the notebooks with nbformat, which imports jsonschema, which imports the optional
 `rfc3987_syntax` for its "iri" format checker, and that builds a grammar at import: about 1 s of
