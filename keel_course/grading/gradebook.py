@@ -8,7 +8,8 @@ a notebook directly in it is the student its file names (`alice.ipynb`), unless 
 named for its chapter (`03_batching.ipynb`: one student's chapters), when the student is the
 class folder itself (above its `notebooks/`). Each student's total is over the assignment's
 chapters alone, the better row counting where a chapter was handed in twice; a student on the
-roster who handed nothing in gets a row of their own, 0 points and "no submission". A text cell
+roster who handed nothing in gets a row of their own, 0 points and "no submission", and so does
+each chapter of the assignment a student who handed in something did not. A text cell
 that a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a tab or a
 carriage return - file names and error lines come from the students) is written with a
 leading `'`.
@@ -129,6 +130,15 @@ class Gradebook:
         present = {self.student(row) for row in self.rows}
         return [name for name in self.roster if name not in present]
 
+    def missing(self) -> list[tuple[str, str]]:
+        """(student, chapter) for each chapter of the assignment a student who handed in
+        something did not hand in, in the order the students come."""
+        handed: dict[str, set[str | None]] = {}
+        for row in self.rows:
+            handed.setdefault(self.student(row), set()).add(row.chapter)
+        return [(name, chapter) for name, chapters in handed.items()
+                for chapter in self.assignment if chapter not in chapters]
+
     def columns(self) -> list[str]:
         """The CSV's exercises: the assignment's and any a row was graded on, in course order."""
         met = set(exercise_names(self.rows))
@@ -148,6 +158,10 @@ def totals(book: Gradebook) -> list[Total]:
     return [*(Total(name, count[name], sum(chapters.values()), book.max_points)
               for name, chapters in best.items()),
             *(Total(name, 0, 0, book.max_points) for name in book.absent())]
+
+
+def chapter_points(chapter: str) -> int:
+    return sum(POINTS[x] for x, c in CHAPTERS.items() if c == chapter)
 
 
 def feedback(row: Row) -> str:
@@ -201,8 +215,9 @@ def check_csv(path: Path, inputs: Sequence[Path]) -> None:
 
 
 def write_csv(book: Gradebook, path: Path) -> None:
-    """The gradebook's CSV (docs/grading.md): a row per submission, one per student on the
-    roster who handed nothing in, then a `total` row per student."""
+    """The gradebook's CSV (docs/grading.md): a row per submission, one per chapter of the
+    assignment a student did not hand in, one per student on the roster who handed nothing
+    in, then a `total` row per student."""
     names = book.columns()
     blank = ["" for _ in names]
     try:
@@ -216,6 +231,9 @@ def write_csv(book: Gradebook, path: Path) -> None:
                     book.student(row), row.chapter or "", book.relative(row),
                     *(earned.get(n, "") for n in names), row.points, row.max_points,
                     row.error or "", feedback(row))])
+            for name, chapter in book.missing():
+                out.writerow([_safe(name), chapter, "", *blank, 0, chapter_points(chapter),
+                              _(NO_SUBMISSION), ""])
             for name in book.absent():
                 out.writerow([name, "", "", *blank, 0, book.max_points, _(NO_SUBMISSION), ""])
             for total in totals(book):
@@ -227,13 +245,16 @@ def write_csv(book: Gradebook, path: Path) -> None:
 
 
 def table(book: Gradebook, width: int) -> str:
-    """One line per submission (its passed exercises and error) and per absent student, then
-    one per exercise, then one per student."""
+    """One line per submission (its passed exercises and error), per chapter not handed in and
+    per absent student, then one per exercise, then one per student."""
     lines = format_table([*({
         "student": book.student(row), "submission": book.relative(row),
         "chapter": row.chapter or "-", "points": f"{row.points}/{row.max_points}",
         "passed": " ".join(x.name for x in row.exercises if x.passed) or "-",
         "error": row.error or ""} for row in book.rows), *({
+        "student": name, "submission": "-", "chapter": chapter,
+        "points": f"0/{chapter_points(chapter)}", "passed": "-", "error": _(NO_SUBMISSION)}
+        for name, chapter in book.missing()), *({
         "student": name, "submission": "-", "chapter": "-", "points": f"0/{book.max_points}",
         "passed": "-", "error": _(NO_SUBMISSION)} for name in book.absent())], width=width)
     summary = to_dict(book)["exercises"]

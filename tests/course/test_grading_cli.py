@@ -146,6 +146,7 @@ def test_the_gradebook_says_who_why_and_who_handed_nothing_in(collected, tmp_pat
         ("ada", "02_pairing", "ada/notebooks/02_pairing.ipynb", "3", "3", ""),
         ("ada", "03_batching", "ada/notebooks/03_batching.ipynb", "0", "2", ""),
         ("grace", "02_pairing", "grace/notebooks/02_pairing.ipynb", "1", "3", ""),
+        ("grace", "03_batching", "", "0", "2", "no submission"),  # a chapter not handed in
         ("alan", "", "", "0", "5", "no submission"),
         ("ada", "total", "", "3", "5", ""), ("grace", "total", "", "1", "5", ""),
         ("alan", "total", "", "0", "5", "")]

@@ -65,7 +65,15 @@ def test_the_csv_has_a_row_per_submission_and_a_column_per_exercise(tmp_path):
     # a spreadsheet would run these as formulas: written as text
     assert rows[3] == ["'=cmd|' ", "", "'=cmd|' /C calc'!A0.ipynb", "", "", "", "0", "0",
                        "'-not a notebook", ""]
-    assert rows[4:] == [["alice", "total", "", "", "", "", "1", "6", "", ""],
+    # each chapter of the assignment (02 and 05) a student did not hand in
+    assert rows[4:8] == [["alice", "05_partial_success", "", "", "", "", "0", "3",
+                          "no submission", ""],
+                         ["bob", "02_pairing", "", "", "", "", "0", "3", "no submission", ""],
+                         ["'=cmd|' ", "02_pairing", "", "", "", "", "0", "3", "no submission",
+                          ""],
+                         ["'=cmd|' ", "05_partial_success", "", "", "", "", "0", "3",
+                          "no submission", ""]]
+    assert rows[8:] == [["alice", "total", "", "", "", "", "1", "6", "", ""],
                         ["bob", "total", "", "", "", "", "3", "6", "", ""],
                         ["'=cmd|' ", "total", "", "", "", "", "0", "6", "", ""]]
 
@@ -119,7 +127,11 @@ def test_the_totals_in_all_three_forms(tmp_path):
     assert [(r["student"], r["points"], r["max_points"]) for r in rows
             if r["chapter"] == "total"] == [("ada", "6", "12"), ("grace", "0", "12"),
                                             ("alan", "0", "12")]
-    assert len(rows) == len(CLASS) + 3
+    missing = [(r["student"], r["chapter"]) for r in rows if r["error"] == "no submission"]
+    assert missing == [("ada", "02_pairing"), ("grace", "02_pairing"), ("grace", "03_batching"),
+                       ("grace", "05_partial_success"), ("alan", "01_history"),
+                       ("alan", "03_batching"), ("alan", "05_partial_success")]
+    assert len(rows) == len(CLASS) + len(missing) + 3
     assert table(Gradebook(CLASS), 100).splitlines()[-3:] == ["ada      3          6/12",
                                                              "grace    1          0/12",
                                                              "alan     1          0/12"]
@@ -160,12 +172,14 @@ def test_the_csv_names_the_student_and_says_why_below_the_class_folder(tmp_path)
         ("ada", "02_pairing", "ada/notebooks/02_pairing.ipynb"),
         ("ada", "03_batching", "ada/notebooks/03_batching.ipynb"),
         ("grace", "02_pairing", "grace/notebooks/02_pairing.ipynb"),
+            ("grace", "03_batching", ""),  # the assignment's chapter grace did not hand in
         ("ada", "total", ""), ("grace", "total", "")]
     # each failed exercise's whole hint, one "exercise: hint" line each; nothing for a pass
     assert [r["feedback"] for r in rows] == [
-        "", "make_batches: case 0: not implemented yet", f"pair_results: {LONG}", "", ""]
-    assert [(r["pair_results"], r["points"], r["max_points"]) for r in rows] == [
-        ("2", "3", "3"), ("", "0", "2"), ("0", "1", "3"), ("", "3", "5"), ("", "1", "5")]
+        "", "make_batches: case 0: not implemented yet", f"pair_results: {LONG}", "", "", ""]
+    assert [(r["pair_results"], r["points"], r["max_points"], r["error"]) for r in rows] == [
+        ("2", "3", "3", ""), ("", "0", "2", ""), ("0", "1", "3", ""),
+        ("", "0", "2", "no submission"), ("", "3", "5", ""), ("", "1", "5", "")]
 
 
 def test_a_plain_folder_of_notebooks_names_each_student_by_its_file():
@@ -190,6 +204,13 @@ def test_a_rostered_student_who_handed_nothing_in_gets_a_row_with_0(tmp_path):
     assert [s for s in to_dict(book)["students"] if s["student"] == "alan"] == [
         {"student": "alan", "submissions": 0, "points": 0, "max_points": 3}]
     assert "no submission" in table(book, 100)
+
+
+def test_a_chapter_a_student_did_not_hand_in_gets_a_row_of_its_own():
+    book = Gradebook(A_CLASS, COLLECTED, ("02_pairing", "05_partial_success"))
+    assert book.missing() == [("ada", "05_partial_success"), ("grace", "05_partial_success")]
+    shown = [line for line in table(book, 200).splitlines() if "no submission" in line]
+    assert len(shown) == 2 and all("05_partial_success" in line for line in shown)
 
 
 def test_the_totals_are_over_the_assignments_chapters_alone():
