@@ -25,8 +25,8 @@ import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from keel_cli._cells import tags
 from keel_course.editions import CHAPTER
 
 LEARNER = {"exercise", "prediction", "try", "observe"}
@@ -87,18 +87,13 @@ def solution_lines(code: str) -> int:
                if line.strip() and not line.strip().startswith("#"))
 
 
-def tags(cell: dict[str, Any]) -> set[str]:
-    meta = cell.get("metadata")
-    return set(meta.get("tags", [])) if isinstance(meta, dict) else set()
-
-
 def chapter(path: Path) -> Chapter:
     cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
     text = ["".join(c["source"]) for c in cells
-            if c["cell_type"] == "markdown" and not tags(c) & UNREAD]
+            if c["cell_type"] == "markdown" and not UNREAD.intersection(tags(c))]
     code = [c for c in cells if c["cell_type"] == "code"]
     return Chapter(path.stem, sum(map(prose_words, text)), len(code),
-                   sum(1 for c in cells if tags(c) & LEARNER),
+                   sum(1 for c in cells if LEARNER.intersection(tags(c))),
                    tuple(solution_lines("".join(c["source"])) for c in cells
                          if "exercise" in tags(c)))
 

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from keel_cli._cells import function_name, source, tags
+
 HEAD = "**After this chapter you can**"
 ASSESSING = {"check", "prediction", "observe", "answer"}
 _QUESTION = re.compile(r"^\*\*(\d+)\. ", re.MULTILINE)
@@ -37,14 +39,6 @@ class Objective:
     text: str
     activity: tuple[str, ...]  # cell ids
     assessment: tuple[str, ...]
-
-
-def source(cell: Cell) -> str:
-    return "".join(cell["source"])
-
-
-def tags(cell: Cell) -> set[str]:
-    return set(cell.get("metadata", {}).get("tags", []))
 
 
 def bullets(markdown: str) -> list[str]:
@@ -77,16 +71,16 @@ def objectives(path: Path) -> list[Objective]:
 def describe(cell_id: str, cells: list[Cell]) -> str:
     """A cell as a reader of the table finds it: its kind and its name or section."""
     n = next(i for i, c in enumerate(cells) if c.get("id") == cell_id)
-    cell, kind = cells[n], tags(cells[n])
+    cell, kind = cells[n], set(tags(cells[n]))
     before = cells[:n]
     if "check" in kind or "exercise" in kind:
-        name = next((_function(source(c)) for c in reversed([*before, cell])
-                     if "exercise" in tags(c)), "?")
+        name = next((function_name(source(c)) for c in reversed([*before, cell])
+                     if "exercise" in tags(c)), "") or "?"
         return f"check of `{name}`" if "check" in kind else f"exercise `{name}`"
     if "prediction" in kind:
         return f"prediction `{source(cell).split('=')[0].strip()}`"
     if "observe" in kind:
-        return f"observed fault `{_function(source(cell))}`"
+        return f"observed fault `{function_name(source(cell)) or '?'}`"
     if "answer" in kind:
         asked = _QUESTION.findall(source(cells[n - 1]))
         return f"written answer to question {asked[-1]}" if asked else "written summary"
@@ -95,11 +89,6 @@ def describe(cell_id: str, cells: list[Cell]) -> str:
                    "the opening")
     section = _LINK.sub(r"\1", heading)
     return f"{'try' if 'try' in kind else 'cell'} in \"{section}\""
-
-
-def _function(code: str) -> str:
-    found = re.search(r"def (\w+)", code)
-    return found.group(1) if found else "?"
 
 
 def table(folder: Path) -> str:

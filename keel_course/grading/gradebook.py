@@ -123,7 +123,7 @@ class Gradebook:
 
     @property
     def max_points(self) -> int:
-        return sum(POINTS[x] for x, c in CHAPTERS.items() if c in self.assignment)
+        return sum(map(chapter_points, self.assignment))
 
     def absent(self) -> list[str]:
         """The roster's students with no row, in roster order."""

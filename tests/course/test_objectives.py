@@ -39,7 +39,7 @@ def test_each_objective_is_practised_and_assessed(path):
             f"{o.text}: practised only by reading")
         assert o.assessment, f"{o.text}: not assessed"
         for cell in o.assessment:
-            kind = objectives.tags(cells[cell])
+            kind = set(objectives.tags(cells[cell]))
             assert kind & objectives.ASSESSING, f"{o.text}: {cell} assesses nothing"
             described = objectives.describe(cell, list(cells.values()))
             assert described != "written summary", f"{o.text}: a summary is not its assessment"
