@@ -46,13 +46,14 @@ def _python() -> list[str]:
 
 def _parents(targets: Iterable[str]) -> list[str]:
     """`--dir` for every folder above a mount point, searchable by `nobody` (bubblewrap would
-    make them 0700 when root runs it, and /root is 0700 on the host)."""
+    make them 0700 when root runs it, and /root is 0700 on the host); never /tmp, the private
+    tmpfs every user may write to."""
     out: list[str] = []
     seen: set[str] = set()
     for target in targets:
         for parent in reversed(Path(target).parents):
             text = str(parent)
-            if text != "/" and text not in seen and not text.startswith(_SYSTEM):
+            if text not in ("/", "/tmp") and text not in seen and not text.startswith(_SYSTEM):
                 seen.add(text)
                 out += ["--perms", "0755", "--dir", text]
     return out
@@ -76,7 +77,7 @@ def confine(argv: Sequence[str], mounts: Sequence[Mount] = (), *, chdir: str = "
             args += ["--symlink", os.readlink(link), link]
         elif os.path.isdir(link):
             args += ["--ro-bind", link, link]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777", "--tmpfs", "/tmp"]
     python = _python()
     args += _parents([*python, *(m.target for m in mounts)])
     for folder in python:

@@ -61,6 +61,9 @@ from keel_lab.providers._streams.records import decode
 
 SCHEMA_VERSION = NBGRADER_SCHEMA
 COURSE_ID = "keel-lab"
+# nbgrader's Execute step starts each submission's kernel confined (`nbgrader_kernel`).
+CONFIG_LINE = ('c.Execute.kernel_manager_class = '
+               '"keel_course.nbgrader_kernel.ConfinedKernelManager"')
 DEEPER = "deeper"  # the assignment of the optional notebooks: released, never graded
 CONFIG = f'''"""nbgrader's settings for the keel-lab course, written once by `keel-course nbgrader`
 (which never overwrites this file: edit it freely). Run nbgrader's commands in this folder."""
@@ -72,6 +75,9 @@ c = get_config()  # noqa: F821 - nbgrader defines it
 c.CourseDirectory.course_id = "{COURSE_ID}"
 # A released exercise reads as in the lab's learner edition.
 c.ClearSolutions.code_stub = {{"python": {STUB!r}}}
+# Each submission's kernel runs confined by bubblewrap: it cannot read the solutions in source/,
+# write gradebook.db or reach the network (docs/grading.md#nbgraders-autograde).
+{CONFIG_LINE}
 # A check runs the lab's experiments: more than nbgrader's 30 s per cell on a slow machine.
 c.Execute.timeout = 120
 # The checks' progress file is for learners working alone: no file in graded folders.

@@ -6,11 +6,13 @@ grade`'s)."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import csv
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -26,7 +28,9 @@ from nbgrader.nbgraderformat import MetadataValidator
 
 from keel_checks.check import POINTS
 from keel_cli._cells import source, tags
+from keel_course import bubblewrap
 from keel_course import nbgrader as lab_nbgrader
+from keel_course.bubblewrap import NOBODY
 from keel_course.checkout import Checkout
 from keel_course.cli import main
 from keel_course.editions import (
@@ -50,6 +54,7 @@ from keel_course.nbgrader import (
     nbgrader_source,
     submission_problems,
 )
+from keel_course.nbgrader_kernel import ConfinedKernelManager
 from keel_course.translation import learner as translated_learner
 from keel_lab._core.errors import LabError
 
@@ -285,32 +290,56 @@ def test_nbgrader_autogrades_handout_notebooks_as_keel_course_grade_does(tmp_pat
         exported = {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader(f)}
     assert exported == {s: float(t) for s, t in totals.items()}
 
-    # What docs/grading.md says of autograde: no sandbox. A submission runs as the instructor's
-    # own user, reads the assignment's source (its solutions), could write nbgrader's gradebook
-    # and writes into the course folder.
+    # What docs/grading.md says of autograde: each submission's kernel is confined. Eve's
+    # notebook looks for the solutions in source/, for gradebook.db, for the network, and tries
+    # to leave a file in the course folder; it prints what it found into its own output. The
+    # network: a port this test listens on, on the host's loopback.
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
     spy = "\n".join([
-        "import os, pathlib",
+        "import os, pathlib, socket",
         "here = pathlib.Path.cwd().parents[2]",
-        "seen = (here / 'source' / 'deeper').is_dir() and any(",
-        "    '### BEGIN SOLUTION' in p.read_text() for p in (here / 'source').rglob('*.ipynb'))",
-        "db = os.access(here / 'gradebook.db', os.W_OK)",
-        "(here / 'eve-was-here').write_text(f'{os.getuid()} {seen} {db}')", ""])
+        "seen = (here / 'source').exists()",
+        "db = (here / 'gradebook.db').exists()",
+        "try:",
+        f"    socket.create_connection(('127.0.0.1', {port}), timeout=1).close(); net = True",
+        "except OSError:",
+        "    net = False",
+        "try:",
+        "    (here / 'eve-was-here').write_text('x'); wrote = True",
+        "except OSError:",
+        "    wrote = False",
+        "print('SPY', os.getuid(), seen, db, net, wrote)", ""])
     eve = _with(learner, "exercise", lambda cell: cell.update(
         source=spy + "".join(cell["source"])) if f"def {first}(" in source(cell) else None)
     _submit(course, "eve", eve)
-    _nbgrader(course, "autograde", CHAPTER, "--student", "eve")
-    assert (course / "eve-was-here").read_text() == f"{os.getuid()} True True"
+    with listener:
+        _nbgrader(course, "autograde", CHAPTER, "--student", "eve")
+    graded = read_notebook(course / "autograded" / "eve" / CHAPTER / f"{CHAPTER}.ipynb")
+    said = [line for cell in graded["cells"] for out in cell.get("outputs", [])
+            for line in "".join(out.get("text", "")).splitlines() if line.startswith("SPY")]
+    assert said == [f"SPY {NOBODY} False False False False"]
+    assert not (course / "eve-was-here").exists()
 
 
-def test_the_threat_model_says_autograde_runs_a_submission_unsandboxed():
-    """What the round trip above shows (eve's notebook) is in the threat model, with the
-    command to use instead, and the nbgrader section of the instructors' page points there."""
+def test_without_bubblewrap_the_confined_kernel_refuses_and_says_how_to_opt_out(monkeypatch):
+    monkeypatch.setattr(bubblewrap, "unavailable", lambda: "bubblewrap is not installed")
+    with pytest.raises(RuntimeError, match=r"bubblewrap is not installed.*delete the line"):
+        asyncio.run(ConfinedKernelManager()._async_pre_start_kernel())
+
+
+def test_the_threat_model_says_how_autograde_confines_a_submission():
+    """What the round trip above shows (eve's notebook) is in the threat model, with what it
+    still lacks and the command to use instead, and the nbgrader section of the instructors'
+    page points there; the config `keel-course nbgrader` writes names the confined kernel."""
     grading = (ROOT / "docs" / "grading.md").read_text(encoding="utf-8")
-    model = grading[grading.index("## The threat model"):grading.index("## Speed")]
-    said = " ".join(model[model.index("nbgrader autograde"):].split("\n\n")[0].split())
-    for words in ("no sandbox", "as your own user", "source/", "gradebook.db",
-                  "`keel-course grade`"):
+    model = grading[grading.index("### nbgrader's autograde"):grading.index("## Speed")]
+    said = " ".join(model.split())
+    for words in ("bubblewrap", "`nobody`", "no network", "`source/`", "`gradebook.db`",
+                  "no memory limit", "refuses to start", "`keel-course grade`",
+                  "`c.Execute.kernel_manager_class`"):
         assert words in said
+    assert lab_nbgrader.CONFIG_LINE in lab_nbgrader.CONFIG
     instructors = (ROOT / "docs" / "instructors.md").read_text(encoding="utf-8")
     nbgrader = instructors[instructors.index("## nbgrader"):]
     assert "grading.md#nbgraders-autograde" in nbgrader[:nbgrader.index("\n## ", 3)]
