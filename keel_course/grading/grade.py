@@ -126,9 +126,15 @@ def _row(path: Path, the_plan: Plan, outcome: sandbox.Outcome) -> Row:
         if hint is None and not passed:
             hint = f"not checked: {outcome.stopped}"
         exercises.append(Exercise(name, passed, points, POINTS[name], hint))
-    problems = [*the_plan.refused.values(), *outcome.errors,
+    untouched = ([NOT_STARTED] if the_plan.stubs and the_plan.stubs == set(the_plan.exercises)
+                 else [])
+    problems = [*untouched, *(why for x, why in the_plan.refused.items()
+                              if x not in the_plan.stubs), *outcome.errors,
                 *([outcome.stopped] if outcome.stopped else [])]
     return Row(str(path), the_plan.chapter, tuple(exercises), _bounded(problems))
+
+
+NOT_STARTED = "not started: every exercise is still the handout's stub"
 
 
 def _bounded(problems: list[str]) -> str | None:

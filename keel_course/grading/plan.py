@@ -60,10 +60,14 @@ class Plan:
     # function checked is the one bound there, as running the notebook top to bottom would see
     checked_after: dict[str, int] = field(default_factory=dict)
     elsewhere: dict[str, int] = field(default_factory=dict)  # name -> cell binding it, not run
+    stubs: frozenset[str] = frozenset()  # exercises still the handout's stub (refused, not run)
 
     @property
     def to_run(self) -> list[str]:
         return [x for x in self.exercises if x not in self.refused]
+
+
+NOT_ATTEMPTED = "not attempted: {x} is still the handout's stub"
 
 
 def python(source: str) -> str:
@@ -214,12 +218,16 @@ def plan(sub: Submission) -> Plan:
         if x in exercises and x not in checks:
             checks[x] = c.number
     refused: dict[str, str] = {}
+    stubs: set[str] = set()
     for x in exercises:
         if not any(x in b for b in binds.values()):
             refused[x] = f"no function {x} in the notebook (deleted or renamed?)"
         elif x not in checks:
             refused[x] = (f"the check cell of {x} was edited or removed (it must read "
                           f"`check({x})`): no points, whatever the function does")
+        elif all(_stub(c, x) for c in code if x in binds[c.number]):
+            refused[x] = NOT_ATTEMPTED.format(x=x)
+            stubs.add(x)
     cells = [c for c in code if _checked(c) is None
              and (binds[c.number] or "check" not in c.tags)]  # an edited check cell: not run
     answers = {n for n, b in binds.items() if b}
@@ -227,7 +235,24 @@ def plan(sub: Submission) -> Plan:
     at = {x: sum(1 for chunk in chunks if chunk.cell < checks[x])
           for x in exercises if x not in refused}
     return Plan(chapter, exercises, chunks, refused, checked_after=at,
-                elsewhere=_elsewhere(cells, answers, chunks))
+                elsewhere=_elsewhere(cells, answers, chunks),
+                stubs=frozenset(stubs))
+
+
+def _stub(cell: Cell, name: str) -> bool:
+    """Whether the cell's `def name` only raises NotImplementedError (a docstring aside): the
+    handout's stub, untouched - said as such, and never run."""
+    tree = parsed(cell.source)
+    defs = [s for s in (tree.body if tree else ())
+            if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef) and s.name == name]
+    if not defs:
+        return False
+    body = [s for s in defs[-1].body
+            if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    raised = body[0].exc if len(body) == 1 and isinstance(body[0], ast.Raise) else None
+    if isinstance(raised, ast.Call):
+        raised = raised.func
+    return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
 
 
 def _chunks(cells: list[Cell], answers: set[int]) -> Iterator[Chunk]:

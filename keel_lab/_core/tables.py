@@ -125,20 +125,24 @@ def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | Non
     text = [[cell(r.get(c)) for c in cols] for r in rows]
     widths = [max(width_of(c), *(width_of(t[i]) for t in text)) for i, c in enumerate(cols)]
     if width is not None:
-        widths = _narrowed(widths, width)
+        widths = _narrowed(widths, width, [max((width_of(w) for t in text for w in t[i].split()),
+                                               default=0) for i in range(len(cols))])
     lines = [*_wrapped_row(cols, widths), "  ".join("-" * w for w in widths)]
     for t in text:
         lines += _wrapped_row(t, widths)
     return "\n".join(lines)
 
 
-def _narrowed(widths: list[int], width: int) -> list[int]:
+def _narrowed(widths: list[int], width: int, words: Sequence[int]) -> list[int]:
+    """The widest column narrows first; while some column can still wrap at its spaces, none
+    narrows below its longest word (a path or an id is cut only when nothing else can give)."""
     widths = list(widths)
-    while sum(widths) + 2 * (len(widths) - 1) > width:
-        widest = max(range(len(widths)), key=widths.__getitem__)
-        if widths[widest] <= MIN_COLUMN:
-            break
-        widths[widest] -= 1
+    for floor in ([max(MIN_COLUMN, w) for w in words], [MIN_COLUMN] * len(widths)):
+        while sum(widths) + 2 * (len(widths) - 1) > width:
+            widest = max(range(len(widths)), key=lambda i: (widths[i] > floor[i], widths[i]))
+            if widths[widest] <= floor[widest]:
+                break
+            widths[widest] -= 1
     return widths
 
 

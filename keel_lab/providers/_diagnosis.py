@@ -280,6 +280,12 @@ def _diagnose(events: Iterable[StreamEvent], fmt: str, refuse_cut_turns: bool) -
         said.append(Notice(None, None, "cut_turn", cut_turn, "refused"))
         reports = [replace(r, verdict=Readiness(False, cut_turn)) if r.executable else r
                    for r in reports]
+    elif assembly.finish_reason in CUT_FINISHES:
+        said.append(Notice(None, None, "cut_turn_kept", Said("cut_turn_kept", N_(
+            "the output limit cut the turn (the finish reason {finish}): calls the model meant "
+            "to send after these may be missing. Its complete calls stay runnable (the lab's "
+            "policy); --refuse-cut-turns refuses such a turn whole"),
+            {"finish": repr(assembly.finish_reason)}), "reported"))
     return Diagnosis(fmt, assembly.finish_reason, reports, [*assembly.notices, *said],
                      assembly.refusal if assembly.finish_reason is None else None, assembly.text,
                      list(assembly.provider_calls))

@@ -29,7 +29,8 @@ DONE: dict[str, Any] = {"__done__": True}  # OpenAI's `data: [DONE]` sentinel, a
 ANTHROPIC_BLOCKS = ("tool_use", "tool_result", "image", "document", "thinking",
                     "redacted_thinking", "search_result", "server_tool_use")
 RESPONSES_PARTS = ("input_text", "input_image", "input_file", "output_text")  # Responses only
-RESPONSES_ITEMS = ("function_call", "function_call_output", "message", "reasoning")
+RESPONSES_ITEMS = ("function_call", "function_call_output", "custom_tool_call",
+                   "custom_tool_call_output", "message", "reasoning")
 
 
 def record_format(record: dict[str, Any]) -> StreamFormat | None:

@@ -13,6 +13,9 @@ from (OpenAI's 400 answers, `invalid_request_error` on `input`, as quoted in pub
   call's item id instead, the lab adds which call was meant;
 - a `function_call` item `id` that does not begin with `fc`: "Invalid 'input[N].id': ...
   Expected an ID that begins with 'fc'." (nodetool-ai/nodetool#4252);
+- a custom tool's call (`custom_tool_call`, free-form `input` instead of `arguments`) without
+  its `custom_tool_call_output`: "No tool output found for custom tool call ..."
+  (diegosouzapw/OmniRoute#8946, from Codex desktop); both pair by `call_id` like a function's;
 - a call_id used by two calls, or answered twice: the lab's own check.
 """
 
@@ -36,10 +39,13 @@ from keel_lab._i18n import N_
 from keel_lab.providers._fields import need, parts_text, shown, string_field, wrong
 
 MISSING = "No tool output found for function call {id}."
+MISSING_CUSTOM = "No tool output found for custom tool call {id}."
 ORPHAN = "No tool call found for function call output with call_id {id}."
 ITEM_ID = "Invalid 'input[{n}].id': {id}. Expected an ID that begins with 'fc'."
 ROLES = ("user", "assistant", "system", "developer")
-CALL_ITEMS = ("function_call", "function_call_output")
+CALLS = ("function_call", "custom_tool_call")
+OUTPUTS = ("function_call_output", "custom_tool_call_output")
+CALL_ITEMS = CALLS + OUTPUTS
 
 
 def to_responses(messages: Iterable[Message]) -> list[dict[str, Any]]:
@@ -71,9 +77,10 @@ def from_responses(items: Sequence[Mapping[str, Any]]) -> list[Message]:
     open_turn = False
     for n, item in enumerate(items):
         kind, role = _item(item, n)
-        if kind == "function_call" or (role == "assistant" and not calls):
-            if kind == "function_call":
-                calls.append(ToolCall(item["call_id"], item["name"], item["arguments"]))
+        if kind in CALLS or (role == "assistant" and not calls):
+            if kind in CALLS:
+                calls.append(ToolCall(item["call_id"], item["name"],
+                                      item["arguments" if kind == "function_call" else "input"]))
                 names[item["call_id"]] = item["name"]
             else:
                 text += _text(item.get("content"))
@@ -84,7 +91,7 @@ def from_responses(items: Sequence[Mapping[str, Any]]) -> list[Message]:
             text, calls, open_turn = "", [], False
         if role == "assistant":
             text, open_turn = _text(item.get("content")), True
-        elif kind == "function_call_output":
+        elif kind in OUTPUTS:
             out.append(ToolMessage(item["call_id"], names.get(item["call_id"], ""),
                                    _text(item["output"])))
         elif role in ("system", "developer"):
@@ -101,14 +108,14 @@ def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProble
     malformed item raises `LabError` first, so nothing is skipped unread."""
     kinds = [_item(item, n)[0] for n, item in enumerate(items)]
     problems: list[HistoryProblem] = []
-    calls: dict[str, int] = {}  # call_id -> the position of its function_call
+    calls: dict[str, int] = {}  # call_id -> the position of its call item
     item_ids: dict[str, str] = {}  # item id -> its call_id
     answered: dict[str, int] = {}  # call_id -> the position of its output
     for n, (kind, item) in enumerate(zip(kinds, items, strict=True)):
         call_id: str = item.get("call_id") or ""
-        if kind == "function_call":
+        if kind in CALLS:
             item_id = item.get("id")
-            if item_id is not None and not item_id.startswith("fc"):
+            if kind == "function_call" and item_id is not None and not item_id.startswith("fc"):
                 problems.append(HistoryProblem("invalid_item_id", ITEM_ID.format(
                     n=n, id=shown(item_id)), (call_id,), n))
             if call_id in calls:
@@ -118,29 +125,32 @@ def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProble
             calls.setdefault(call_id, n)
             if item_id:
                 item_ids.setdefault(item_id, call_id)
-        elif kind == "function_call_output":
+        elif kind in OUTPUTS:
             if call_id in answered:
                 problems.append(HistoryProblem("duplicate_result", (
-                    f"input[{n}]: a second function_call_output for call_id {call_id} "
+                    f"input[{n}]: a second {kind} for call_id {call_id} "
                     "(the lab's check: each call gets exactly one)"), (call_id,), n))
             elif call_id in calls:
                 answered[call_id] = n
             else:
                 meant = item_ids.get(call_id)
-                note = (f" (input[{n}] names the item id {call_id} of the function_call at "
-                        f"input[{calls[meant]}], not its call_id {meant})" if meant
-                        else f" (input[{n}])")
-                problems.append(HistoryProblem("orphan_result", ORPHAN.format(id=call_id) + note,
-                                               (call_id,), n))
+                note = (f" (input[{n}] names the item id {call_id} of the "
+                        f"{kinds[calls[meant]]} at input[{calls[meant]}], not its call_id "
+                        f"{meant})" if meant else f" (input[{n}])")
+                said = (ORPHAN.format(id=call_id) if kind == "function_call_output" else
+                        f"no call has the call_id {call_id} this {kind} answers (the lab's "
+                        "check)")
+                problems.append(HistoryProblem("orphan_result", said + note, (call_id,), n))
     named = {item.get("call_id") for k, item in zip(kinds, items, strict=True)
-             if k == "function_call_output"}
+             if k in OUTPUTS}
     item_of = {c: i for i, c in item_ids.items()}
     for call_id, n in calls.items():
         if call_id not in answered:
             misnamed = item_of.get(call_id) if item_of.get(call_id) in named else None
             note = (f" (input[{n}]: its output names the item id {misnamed}, not the call_id)"
                     if misnamed else f" (input[{n}])")
-            problems.append(HistoryProblem("missing_results", MISSING.format(id=call_id) + note,
+            missing = MISSING if kinds[n] == "function_call" else MISSING_CUSTOM
+            problems.append(HistoryProblem("missing_results", missing.format(id=call_id) + note,
                                            (call_id,), n))
     return sorted(problems, key=lambda p: p.position)
 
@@ -168,7 +178,11 @@ def _item(item: Any, n: int) -> tuple[str, str | None]:
             "{where}.arguments: a function_call needs a JSON string, got {got}"))
         need(item.get("id"), (str, NoneType), where, "wrong_type", N_(
             "{where}.id: expected a string, got {got}"))
-    if kind == "function_call_output":
+    if kind == "custom_tool_call":
+        string_field(item, "name", where, "item")
+        need(item.get("input"), str, where, "wrong_type", N_(
+            "{where}.input: a custom_tool_call needs its free-form input as a string, got {got}"))
+    if kind in OUTPUTS:
         _text(item.get("output"), f"{where}.output", required=True)
     if kind != "message":
         return kind, None  # calls and outputs have no role; reasoning and others take no part

@@ -254,7 +254,8 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "solved": (solved("03_batching"), 2, 2, {"make_batches": None}, []),
     "solution_edition": (json.loads((NOTEBOOKS / "solutions" / "03_batching.ipynb")
                                     .read_text("utf-8")), 2, 2, {"make_batches": None}, []),
-    "unsolved": (learner("03_batching"), 0, 2, {"make_batches": "not implemented yet"}, []),
+    "unsolved": (learner("03_batching"), 0, 2, {"make_batches": "not attempted"},
+                 ["not started"]),
     "wrong": (_solved_with(ALL_ALONE), 0, 2, {"make_batches": "EXPECTED"}, []),
     "half_right": (_solved_with(BY_POSITION, solved("02_pairing"), 1), 1, 3,
                    {"count_in_order": None, "pair_results": "EXPECTED"}, []),
@@ -296,7 +297,7 @@ CASES: dict[str, tuple[Notebook | str, int, int, dict[str, str | None], list[str
     "broken_gigantic_output": (_solved_with(SHOUTS), 0, 2, {"make_batches": "EXPECTED"}, []),
     "no_chapter": (learner("08a_screen_frames"), 0, 0, {}, ["no exercise of the course"]),
     "unsolved_last_chapter": (learner("08_production"), 0, 2,
-                              {"calls_to_resume": "not implemented yet"}, []),
+                              {"calls_to_resume": "not attempted"}, ["not started"]),
     # T2's submissions
     "t2_profile_rewrites_verdict": (_status(PROFILE_REWRITES_VERDICT), 0, 3,
                                     {"status_history": "refused"}, ["sys.getprofile()"]),

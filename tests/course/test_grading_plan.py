@@ -32,7 +32,8 @@ def test_every_learner_edition_is_planned_as_its_chapter(path):
     got = plan(sub)
     names = exercises(nb)
     assert got.chapter == (path.stem if names else None)
-    assert list(got.exercises) == names and got.refused == {}
+    # every exercise is still the stub: said so, and not run
+    assert list(got.exercises) == names and set(got.refused) == got.stubs == set(names)
     checks = [source(c) for c in nb["cells"] if "check" in tags(c)]
     # the check cell the plan expects, importing `check` as nbgrader runs it
     assert checks == [f"{IMPORT_CHECK}check({x})" for x in names]

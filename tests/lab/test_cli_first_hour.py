@@ -212,3 +212,17 @@ def test_refuse_cut_turns_leaves_a_finished_turn_alone(capsys):
     assert main(["assemble", path, "--refuse-cut-turns"]) == 0
     out = capsys.readouterr().out
     assert "cut_turn" not in out
+
+
+def test_a_cut_turn_whose_calls_are_all_complete_says_calls_may_be_missing(tmp_path, capsys):
+    """A practitioner's `length` finish after one whole call printed no note and exited 0: the
+    model may have meant more calls. The note says so, and names the switch."""
+    path = tmp_path / "length.sse"
+    path.write_text(call(0, '{"a": "x"}', "c1") + chunk({}, "length") + "data: [DONE]\n\n")
+    assert main(["assemble", str(path), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["executable"] for c in out["calls"]] == [True]
+    assert [(d["quirk"], d["action"]) for d in out["diagnostics"]] == [
+        ("cut_turn_kept", "reported")]
+    assert main(["assemble", str(path)]) == 0
+    assert "--refuse-cut-turns" in capsys.readouterr().out

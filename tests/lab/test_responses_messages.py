@@ -125,3 +125,30 @@ def test_responses_histories_are_detected_and_validated_from_the_cli(tmp_path, c
     path.write_text(json.dumps({"input": [{"type": "function_call"}]}))
     assert main(["validate", str(path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+CUSTOM = {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p", "name": "apply_patch",
+          "input": "*** Begin Patch"}  # OpenAI's free-form tool call (custom tools)
+
+
+def test_a_custom_tool_call_pairs_with_its_custom_output_by_call_id():
+    """Codex desktop's 400 for a custom tool call left unanswered (diegosouzapw/OmniRoute#8946);
+    its item id is no `fc_...` and that is no problem."""
+    items = [{"role": "user", "content": "patch it"}, CUSTOM, call("a"), output("call_a")]
+    [problem] = validate_responses(items)
+    assert (problem.kind, problem.message) == (
+        "missing_results", "No tool output found for custom tool call call_p. (input[1])")
+    answered = [*items, {"type": "custom_tool_call_output", "call_id": "call_p", "output": "ok"}]
+    assert validate_responses(answered) == []
+    assert detect_history(answered) == "openai-responses"
+    [_, turn, *results] = from_responses(answered)
+    assert turn.tool_calls[0] == ToolCall("call_p", "apply_patch", "*** Begin Patch")
+    assert [r.tool_call_id for r in results] == ["call_a", "call_p"]
+    [orphan] = validate_responses([*items[:1], {"type": "custom_tool_call_output",
+                                                "call_id": "call_x", "output": "ok"}])
+    assert orphan.kind == "orphan_result" and "(the lab's check)" in orphan.message
+
+
+def test_a_custom_tool_call_without_its_input_names_the_field():
+    with pytest.raises(LabError, match=r"input\[0\]\.input: a custom_tool_call needs"):
+        validate_responses([{**CUSTOM, "input": {"patch": 1}}])
