@@ -167,11 +167,15 @@ def _grade(args: argparse.Namespace) -> int:
               disable=None) as bar:
         rows = grade(paths, args.timeout, args.jobs, bar.update, chosen)
     if len(rows) < len(paths):
-        left = len(paths) - len(rows)
+        graded = {row.path for row in rows}
+        others = [str(p) for p in paths if str(p) not in graded]
+        left = len(others)
         print("keel-course: warning: " + ngettext(
-            "left out {count} notebook of another chapter (graded: {chapters})",
-            "left out {count} notebooks of other chapters (graded: {chapters})", left).format(
-            count=left, chapters=", ".join(chosen)), file=sys.stderr)
+            "left out {count} notebook of another chapter (graded: {chapters}): {paths}",
+            "left out {count} notebooks of other chapters (graded: {chapters}): {paths}",
+            left).format(count=left, chapters=", ".join(chosen),
+                         paths=printable(", ".join(others[:10]) + (" ..." if left > 10 else ""))),
+              file=sys.stderr)
     book = Gradebook(rows, _class_folder(paths, args.paths), chosen, roster)
     sandbox = {"sandbox": "none" if unconfined else "bubblewrap", "why": unconfined}
     print(json_text(to_dict(book) | {"isolation": sandbox}) if args.json

@@ -16,6 +16,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -60,4 +61,7 @@ class ConfinedKernelManager(AsyncKernelManager):
         env |= {"PYTHONPATH": LAB, "HOME": "/tmp", "MPLCONFIGDIR": "/tmp",
                 "IPYTHONDIR": "/tmp/.ipython"}
         kw["env"] = env
+        # ipykernel prints how to connect another client and that Ctrl-C will not work, once per
+        # notebook: noise in autograde's log (its errors go to stderr, kept)
+        kw["stdout"] = subprocess.DEVNULL
         return bubblewrap.confine(cmd, mounts, chdir=here, env=env), kw

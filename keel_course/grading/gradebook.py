@@ -250,7 +250,8 @@ def table(book: Gradebook, width: int) -> str:
     lines = format_table([*({
         "student": book.student(row), "submission": book.relative(row),
         "chapter": row.chapter or "-", "points": f"{row.points}/{row.max_points}",
-        "passed": " ".join(x.name for x in row.exercises if x.passed) or "-",
+        "passed": " ".join(x.name if x.passed else f"{x.name}({x.points}/{x.max_points})"
+                           for x in row.exercises if x.points) or "-",
         "error": row.error or ""} for row in book.rows), *({
         "student": name, "submission": "-", "chapter": chapter,
         "points": f"0/{chapter_points(chapter)}", "passed": "-", "error": _(NO_SUBMISSION)}
@@ -262,4 +263,6 @@ def table(book: Gradebook, width: int) -> str:
     students = format_table([{"student": t.student, "notebooks": t.submissions,
                               "total": f"{t.points}/{t.max_points}"} for t in totals(book)],
                             width=width)
-    return "\n".join([lines, *(["", *passed] if passed else []), "", students])
+    why = (["", _("why each exercise failed: the feedback column of --csv FILE, or --json")]
+           if any(not x.passed for row in book.rows for x in row.exercises) else [])
+    return "\n".join([lines, *(["", *passed] if passed else []), "", students, *why])

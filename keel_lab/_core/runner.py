@@ -21,6 +21,7 @@ from keel_lab._core.messages import AssistantMessage, Message, UserMessage
 from keel_lab._core.model import Model, Turn
 from keel_lab._core.partial_success import (
     PAUSE_CODE,
+    Code,
     Status,
     StatusRule,
     failure_cause,
@@ -30,7 +31,7 @@ from keel_lab._core.partial_success import (
 from keel_lab._core.protocol import ToolCall, ToolRequest, call_problems
 from keel_lab._core.streaming import Assembly, CallState, StreamAssembler, StreamEvent, assemble
 from keel_lab._core.tools import ToolOutcome, Toolset, failure
-from keel_lab._i18n import N_, _
+from keel_lab._i18n import N_, _, ngettext
 
 
 @dataclass(eq=False)
@@ -73,8 +74,13 @@ class RunResult:
         if self.status != Status.COMPLETED:  # a custom status rule's own word
             return _("The run {status}: {error}").format(status=self.status, error=self.error)
         failed = [o for o in self.outcomes if is_business_error(o.code)]
+        denied = [o for o in failed if o.code == Code.APPROVAL_DENIED]
         if not failed:
             return self.answer
+        if len(denied) == len(failed):  # a person's decision, not a failure: say whose
+            return ngettext("Answer without the call you denied: {answer}",
+                            "Answer without the {n} calls you denied: {answer}",
+                            len(denied)).format(n=len(denied), answer=self.answer)
         return _("Partial answer ({answered} of {total} calls answered): {answer}").format(
             answered=len(self.outcomes) - len(failed), total=len(self.outcomes), answer=self.answer)
 

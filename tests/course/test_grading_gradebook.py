@@ -87,11 +87,13 @@ def test_the_table_lists_submissions_then_exercises():
     text = table(Gradebook(ROWS, "."), 100)
     assert "alice.ipynb" in text and "1/3" in text and "count_in_order" in text
     lines = text.splitlines()
-    assert lines[-9:-6] == ["count_in_order: 1/1 passed", "pair_results: 0/1 passed",
-                            "status_history: 1/1 passed"]
-    assert lines[-5:] == ["student  notebooks  total", "-------  ---------  -----",
-                          "alice    1          1/6", "bob      1          3/6",
-                          "=cmd|'   1          0/6"]
+    assert lines[-11:-8] == ["count_in_order: 1/1 passed", "pair_results: 0/1 passed",
+                             "status_history: 1/1 passed"]
+    assert lines[-7:-2] == ["student  notebooks  total", "-------  ---------  -----",
+                            "alice    1          1/6", "bob      1          3/6",
+                            "=cmd|'   1          0/6"]
+    # an exercise failed: the last line says where its feedback is
+    assert lines[-1] == "why each exercise failed: the feedback column of --csv FILE, or --json"
     assert max(map(len, text.splitlines())) <= 100
 
 
@@ -105,6 +107,12 @@ CLASS = [_graded("c/T/ada/notebooks/01_history.ipynb", 2, 2),
          _graded("c/T/ada/notebooks/03_batching.ipynb", 1, 2, "03_batching"),
          _graded("c/T/ada/mine/05_partial_success.ipynb", 3, 3, "05_partial_success"),
          Row("c/T/alan/notebooks/02_pairing.ipynb", "02_pairing", error="not a notebook")]
+
+
+def test_partial_credit_shows_in_the_passed_column():
+    """An instructor saw `passed: -` beside 1/2 and could not tell what earned the point."""
+    text = table(Gradebook(CLASS), 100)
+    assert "accumulate(1/2)" in text
 
 
 def test_a_total_per_student_folder_over_every_chapter():
@@ -132,7 +140,7 @@ def test_the_totals_in_all_three_forms(tmp_path):
                        ("grace", "05_partial_success"), ("alan", "01_history"),
                        ("alan", "03_batching"), ("alan", "05_partial_success")]
     assert len(rows) == len(CLASS) + len(missing) + 3
-    assert table(Gradebook(CLASS), 100).splitlines()[-3:] == ["ada      3          6/12",
+    assert table(Gradebook(CLASS), 100).splitlines()[-5:-2] == ["ada      3          6/12",
                                                              "grace    1          0/12",
                                                              "alan     1          0/12"]
 

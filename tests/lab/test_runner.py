@@ -79,6 +79,8 @@ def test_approval_pauses_then_resumes():
     denied = runner.approve(runner.run("Restart checkout"), {pending.call_id: False})
     assert denied.status == "completed" and denied.partial
     assert "approval_denied" in denied.answer
+    # a person's decision, not a failure: the user reads whose it was, not "0 of 1 answered"
+    assert denied.for_user().startswith("Answer without the call you denied: ")
 
 
 @pytest.mark.parametrize("second", [True, False])
