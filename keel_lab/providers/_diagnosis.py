@@ -36,8 +36,10 @@ from keel_lab.providers._streams import anthropic, gemini, ollama, openai_chat, 
 from keel_lab.providers._streams.common import Labelled
 from keel_lab.providers._streams.diagnostics import Diagnostics
 from keel_lab.providers._streams.records import (
+    is_sse,
     iter_records,
     no_events,
+    open_event,
     parse_records,
     read_file,
     source,
@@ -317,7 +319,7 @@ def diagnose_file(path: str | Path, fmt: str = "auto", *,
         if not seen:
             raise no_events(text, name)
         fmt = detect_stream([r for _where, r in seen], name) if fmt == "auto" else fmt
-        return _diagnose(_convert(chain(seen, records), fmt, name), fmt, refuse_cut_turns)
+        diagnosis = _diagnose(_convert(chain(seen, records), fmt, name), fmt, refuse_cut_turns)
     except LabError as exc:
         history = history_format(text)
         if history is None:
@@ -325,3 +327,10 @@ def diagnose_file(path: str | Path, fmt: str = "auto", *,
         raise LabError("history_not_stream", N_(
             "{path}: this is {format} conversation, not a stream: `keel-lab validate` reads "
             "conversations"), path=name, format=article(history)) from exc
+    line = open_event(text) if is_sse(text) else None
+    if line is not None:  # what SSE discards must still be said: a call may have been in it
+        diagnosis.diagnostics.append(Notice(None, None, "event_cut", Said("event_cut", N_(
+            "{where}, line {line}: the file ends inside an event (no blank line after its "
+            "data), which SSE discards: whatever it held - text or a call - is not read"),
+            {"where": name, "line": line}), "reported"))
+    return diagnosis

@@ -226,3 +226,48 @@ def test_a_cut_turn_whose_calls_are_all_complete_says_calls_may_be_missing(tmp_p
         ("cut_turn_kept", "reported")]
     assert main(["assemble", str(path)]) == 0
     assert "--refuse-cut-turns" in capsys.readouterr().out
+
+
+# --- the practitioner's second hour: calls that must not run, a tail that must be said ---------
+
+
+def test_a_call_with_a_name_and_no_arguments_in_a_cut_turn_never_runs(tmp_path, capsys):
+    """`delete_records` with no argument text, then finish 'length', ran as `{}`."""
+    path = tmp_path / "cut.sse"
+    path.write_text(call(0, '{"q": "a"}', "c1") +
+                    chunk({"tool_calls": [{"index": 1, "id": "c2", "type": "function",
+                                           "function": {"name": "delete_records",
+                                                        "arguments": ""}}]}) +
+                    chunk({}, "length") + "data: [DONE]\n\n")
+    assert main(["assemble", str(path), "--json"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert [(c["executable"], c["code"]) for c in out["calls"]] == [
+        (True, None), (False, "arguments_cut")]
+    assert "no_arguments" not in [d["quirk"] for d in out["diagnostics"]]  # no contradiction
+
+
+def test_a_responses_item_never_closed_never_runs():
+    added = {"type": "response.output_item.added", "output_index": 0,
+             "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1",
+                      "name": "get_time", "arguments": ""}}
+    for status in ("completed", "incomplete"):
+        d = diagnose([added, {"type": f"response.{status}", "response": {"status": status}}],
+                     "openai-responses")
+        assert not d.calls[0].executable
+        assert d.calls[0].error.startswith("the stream never closed this call "
+                                           "(response.output_item.done never came for it)")
+
+
+def test_an_event_left_open_at_the_end_of_the_file_is_said(tmp_path, capsys):
+    """A call after [DONE], its event without the blank line SSE needs, vanished unsaid."""
+    path = tmp_path / "tail.sse"
+    path.write_text(call(0, '{"q": "a"}', "c1") + chunk({}, "tool_calls") + "data: [DONE]\n\n"
+                    + call(1, '{"q": "b"}', "c2").rstrip("\n"))
+    assert main(["assemble", str(path), "--json"]) == 1  # its first event came after [DONE]
+    *_, said = json.loads(capsys.readouterr().out)["diagnostics"]
+    assert (said["quirk"], said["action"]) == ("event_cut", "reported")
+    assert "the file ends inside an event" in said["message"]
+    # a closing data: [DONE] without its blank line holds nothing to say
+    path.write_text(call(0, '{"q": "a"}', "c1") + chunk({}, "tool_calls") + "data: [DONE]")
+    assert main(["assemble", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["diagnostics"] == []

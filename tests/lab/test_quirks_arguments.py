@@ -43,7 +43,8 @@ RECORDINGS = {
         [(1, "raw_control_character", "refused")]),
     "quirks/call_in_text.sse": ([LOOKUPS[0]], [(None, "call_in_text", "reported")]),
     "token_limit/finish_tool_calls.sse": (CUT, [(1, "arguments_cut", "refused")]),
-    "token_limit/finish_length.sse": (CUT, [(1, "arguments_cut", "refused")]),
+    "token_limit/finish_length.sse": (CUT, [(1, "arguments_cut", "refused"),
+                                            (None, "cut_turn_kept", "reported")]),
 }
 
 

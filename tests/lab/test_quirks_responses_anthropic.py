@@ -69,17 +69,25 @@ def delta(index: int, item_id: str | None, text: str) -> dict[str, Any]:
 COMPLETED = {"type": "response.completed", "response": {"status": "completed"}}
 
 
+def done(index: int, item_id: str | None, call_id: str, arguments: str) -> dict[str, Any]:
+    """The item's close, as every real stream sends it (without it the call never runs)."""
+    event = added(index, item_id, call_id) | {"type": "response.output_item.done"}
+    event["item"] = {**event["item"], "arguments": arguments, "status": "completed"}
+    return event
+
+
 def test_an_early_event_without_item_id_waits_for_its_output_index():
     d = diagnose([delta(0, None, '{"a": '), added(0, None, "call_a"), delta(0, None, "1}"),
-                  COMPLETED], "openai-responses")
+                  done(0, None, "call_a", '{"a": 1}'), COMPLETED], "openai-responses")
     assert calls(d) == [(0, "call_a", "f", '{"a": 1}', {"a": 1}, True)]
     assert quirks(d) == [(0, "arguments_before_item", "tolerated")]
 
 
 def test_an_early_event_goes_to_the_item_it_names_not_to_its_neighbour():
     d = diagnose([added(0, "fc_a", "call_a"), delta(1, "fc_b", '{"b": 2}'),
-                  delta(0, "fc_a", '{"a": 1}'), added(1, "fc_b", "call_b"), COMPLETED],
-                 "openai-responses")
+                  delta(0, "fc_a", '{"a": 1}'), added(1, "fc_b", "call_b"),
+                  done(0, "fc_a", "call_a", '{"a": 1}'), done(1, "fc_b", "call_b", '{"b": 2}'),
+                  COMPLETED], "openai-responses")
     assert [(c.id, c.input) for c in d.calls] == [("call_a", {"a": 1}), ("call_b", {"b": 2})]
     assert quirks(d) == [(1, "arguments_before_item", "tolerated")]
 

@@ -81,13 +81,28 @@ def test_anthropic_stop_reasons(reason, runs):
          "content_block": {"type": "tool_use", "id": "toolu_1", "name": "f", "input": {}}},
         {"type": "content_block_delta", "index": 0,
          "delta": {"type": "input_json_delta", "partial_json": '{"a":1}'}},
+        {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "delta": {"stop_reason": reason}},
         {"type": "message_stop"}]
     assert diagnose(records, "anthropic").calls[0].executable is runs
+    # a block the stream never closed never runs, whatever the stop reason
+    unclosed = [r for r in records if r["type"] != "content_block_stop"]
+    assert diagnose(unclosed, "anthropic").calls[0].error.startswith(
+        "the stream never closed this call (content_block_stop never came for it)")
 
 
 def _responses(*events: dict, status: str = "completed") -> list[dict]:
-    return [*events, {"type": "response.completed", "response": {"status": status}}]
+    """The events, each added item closed (`output_item.done`, with its final arguments: the
+    `arguments.done` text, else the deltas), as real streams close them, then the status."""
+    closes = []
+    for added in (e for e in events if e["type"] == "response.output_item.added"):
+        item_id, index = added["item"]["id"], added["output_index"]
+        mine = [e for e in events if e.get("item_id") == item_id]
+        final = next((e["arguments"] for e in mine if "arguments" in e),
+                     "".join(e.get("delta", "") for e in mine))
+        closes.append({"type": "response.output_item.done", "output_index": index,
+                       "item": {**added["item"], "arguments": final, "status": "completed"}})
+    return [*events, *closes, {"type": "response.completed", "response": {"status": status}}]
 
 
 def _item(index: int, item_id: str, call_id: str) -> dict:

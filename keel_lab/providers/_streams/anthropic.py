@@ -62,6 +62,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             if block_type == "tool_use":
                 index = at
                 call = _call(block)
+                call.closes, call.unclosed = True, "content_block_stop"
                 if index in calls:
                     call.late = Said("block_replaced", N_(
                         "a second content_block_start at index {index} ({where}) replaced a "
@@ -95,6 +96,10 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
                         "block (nor a server tool's)"), where=where, block=at)
             elif kind not in DELTAS:
                 diag.unknown("delta", kind, where)
+        elif kind == "content_block_stop":
+            at = r.required_index("index")
+            if at in calls and not stream.ended:
+                calls[at].unclosed = None
         elif kind == "message_delta":
             reason = r.obj("delta").text("stop_reason")
             if reason and stream.ended is None:
@@ -110,7 +115,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
         if index is not None:
             stream.arrived(calls[index], where)
     for index, call in sorted(calls.items()):
-        if finished and not call.parts:
+        if finished and not call.parts and not call.unclosed:
             diag.note(index, call.id, "no_arguments", N_(
                 "the tool_use block brought no input (no input_json_delta, or only empty "
                 "ones): a tool without parameters; its input is {empty}"), empty="{}")

@@ -17,7 +17,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.streaming import Arguments, Finish, Refuse, StreamEvent
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import Fields, json_preview
-from keel_lab.providers._formats import DONE
+from keel_lab.providers._formats import CUT_FINISHES, DONE
 from keel_lab.providers._streams.arguments import shape
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
@@ -66,6 +66,10 @@ class WireCall:
     late: Said | None = None  # why a fragment of it came after the turn had ended
     refusal: tuple[str, Said] | None = None  # (quirk, why) the wire leaves this call unknown
     free_form: bool = False  # a custom tool's: its text is the one argument `input`, not JSON
+    # formats that close each call (Anthropic's content_block_stop, the Responses API's
+    # output_item.done): the event still awaited, None once it came (or for formats that don't)
+    unclosed: str | None = None
+    closes: bool = False  # whether its format closes calls one by one
 
     @property
     def arguments(self) -> str:
@@ -108,16 +112,26 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
                 "arguments contain U+FFFD: a UTF-8 character was split between chunks and each "
                 "half encoded on its own, so the arguments are corrupted")))
         found = None if refusal or call.free_form else shape(call.parts, finish, inferred=inferred)
-        if call.free_form and not refusal:
+        if found and found.reading is None:  # a shape the lab refuses says best why
+            refusal = (found.quirk, found.said)
+        if refusal is None and call.unclosed:
+            refusal = ("not_closed", Said("not_closed", N_(
+                "the stream never closed this call ({event} never came for it): its arguments "
+                "may be cut, so it never runs"), {"event": call.unclosed}))
+        if refusal is None and not call.parts and not call.closes and finish in CUT_FINISHES:
+            refusal = ("arguments_cut", Said("arguments_cut", N_(
+                "no argument text arrived before the output limit cut the turn (the finish "
+                "reason {finish}): the arguments may have been cut before their first "
+                "character, so the call never runs"), {"finish": repr(finish)}))
+        if refusal:
+            yield Refuse(index, refusal[1], refusal[0], call.id)
+            continue
+        if call.free_form:
             yield Arguments(index, json.dumps({"input": call.arguments}, ensure_ascii=False))
         if found and found.reading is not None:
             diag.note(index, call.id, found.quirk, found.said)
             yield Arguments(index, found.reading)
-        elif found:
-            refusal = (found.quirk, found.said)
-        if refusal:
-            yield Refuse(index, refusal[1], refusal[0], call.id)
-        elif unusual:
+        if unusual:
             yield Refuse(index, unusual)
     yield Finish(finish)
 

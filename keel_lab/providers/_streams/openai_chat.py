@@ -44,6 +44,7 @@ from keel_lab._core.errors import Said
 from keel_lab._core.streaming import Joined, StreamEvent, TextDelta, ToolCallDelta
 from keel_lab._i18n import N_
 from keel_lab.providers._fields import MAX_INDEX, Fields
+from keel_lab.providers._formats import CUT_FINISHES
 from keel_lab.providers._streams.common import Labelled, Reading, WireCall, closing
 from keel_lab.providers._streams.diagnostics import Diagnostics
 
@@ -269,7 +270,7 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
     yield from norm.settle()
     norm.twins()
     for index, call in sorted(norm.calls.items()):
-        if finish is not None and call.name and not call.parts:
+        if finish is not None and finish not in CUT_FINISHES and call.name and not call.parts:
             diag.note(index, call.id, "no_arguments", N_(
                 "no argument text arrived for this call; read as no arguments ({empty}), as for a "
                 "tool without parameters"), empty="{}")

@@ -143,6 +143,9 @@ def _added(r: Fields, item: Fields, index: int, calls: dict[int, WireCall],
     call = WireCall(item.text("call_id"), item.text("name") or "",
                     free_form=item.value.get("type") == "custom_tool_call")
     call.add(item.text("input" if call.free_form else "arguments"))
+    call.closes = True
+    if r.value.get("type") != ITEM[1]:  # added: output_item.done closes it
+        call.unclosed = ITEM[1]
     if call.free_form:
         diag.note(index, call.id, "custom_tool_call", N_(
             "a custom tool call: its input is free-form text, not JSON arguments; the lab runs "
@@ -175,6 +178,7 @@ def _added(r: Fields, item: Fields, index: int, calls: dict[int, WireCall],
 def _done(item: Fields, index: int, call: WireCall, diag: Diagnostics) -> Iterator[StreamEvent]:
     """A function call's finished item: its call_id and arguments checked against what was
     streamed (the core refuses a changed id; `_arguments` a changed text), its status read."""
+    call.unclosed = None
     if item.text("call_id"):
         yield ToolCallDelta(index, id=item.value["call_id"])
     yield from _arguments(item, index, call)

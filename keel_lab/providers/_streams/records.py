@@ -143,6 +143,20 @@ def sse_events(text: str) -> Iterator[tuple[str, str, int]]:
             data.append(value)
 
 
+def open_event(text: str) -> int | None:
+    """The line of an SSE event the text leaves open at its end (data: lines and no blank line
+    after them), which `sse_events` discards as SSE does; None when every event is closed, or
+    the open one is only `data: [DONE]` (it holds nothing to read)."""
+    start, data = None, []
+    for number, line in lines(text):
+        if not line:
+            start, data = None, []
+        elif line.startswith("data:"):
+            start = number if start is None else start
+            data.append(line[5:].strip())
+    return None if data == ["[DONE]"] else start
+
+
 def no_events(text: str, where: str) -> LabError:
     """Why a file gave no payload, in one line: an SSE text whose `data:` lines no blank line
     ever ends (one event left open: SSE discards it) is told apart from an empty file."""
