@@ -147,7 +147,8 @@ def open_event(text: str) -> int | None:
     """The line of an SSE event the text leaves open at its end (data: lines and no blank line
     after them), which `sse_events` discards as SSE does; None when every event is closed, or
     the open one is only `data: [DONE]` (it holds nothing to read)."""
-    start, data = None, []
+    start: int | None = None
+    data: list[str] = []
     for number, line in lines(text):
         if not line:
             start, data = None, []
