@@ -482,10 +482,11 @@ def _validate(args: argparse.Namespace) -> int:
     from keel_cli._conversation import validate_file
     from keel_lab.providers._streams.records import source
 
-    fmt, problems = validate_file(args.file, args.format)
+    fmt, problems, previous = validate_file(args.file, args.format)
     if args.json:
         print(json_text({"valid": not problems, "problems": [
-            {"message": p.message, "ids": list(p.ids), "code": p.kind} for p in problems]}))
+            {"message": p.message, "ids": list(p.ids), "code": p.kind} for p in problems],
+            "previous_response_id": previous}))
     else:
         verdict = (_("{file}: {format} conversation, valid") if not problems else
                    ngettext("{file}: {format} conversation, {n} problem",
@@ -496,6 +497,11 @@ def _validate(args: argparse.Namespace) -> int:
             shown = printable(message)
             print("- " + (shown if times == 1 else _("{problem} ({times} times)").format(
                 problem=shown, times=times)))
+        if previous is not None:
+            print(printable(_("note: the body continues the response {id} "
+                              "(previous_response_id): an output whose call is not in this "
+                              "input answers a call of that response, which OpenAI stores; "
+                              "it is not checked here").format(id=previous)))
     return 1 if problems else 0
 
 

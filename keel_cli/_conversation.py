@@ -20,7 +20,7 @@ from keel_lab.providers._anthropic_messages import validate_anthropic
 from keel_lab.providers._fields import shown
 from keel_lab.providers._formats import HISTORY_FORMATS, article, detect_history, record_format
 from keel_lab.providers._gemini_messages import validate_gemini
-from keel_lab.providers._openai_messages import from_openai
+from keel_lab.providers._openai_messages import empty_tool_calls, from_openai
 from keel_lab.providers._responses_messages import validate_responses
 from keel_lab.providers._sniff import BODY_KEYS, stream_format
 from keel_lab.providers._streams.records import read_file, source
@@ -29,9 +29,20 @@ from keel_lab.providers._streams.records import read_file, source
 def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[dict[str, Any]]]:
     """The format and the messages of a JSON file (`-`: standard input): a list of messages or
     a request body (`messages`, Gemini's `contents` or the Responses API's `input`)."""
+    fmt, messages, _previous = read_body(path, fmt)
+    return fmt, messages
+
+
+def read_body(path: str | Path, fmt: str = "auto"
+              ) -> tuple[str, list[dict[str, Any]], str | None]:
+    """`read_conversation`, and the `previous_response_id` a Responses request body continues
+    (its outputs may answer calls that only that stored response holds)."""
     text, name = read_file(path), source(path)
+    previous = None
     try:
         value = read_json(text, name)
+        if isinstance(value, dict) and isinstance(value.get("previous_response_id"), str):
+            previous = value["previous_response_id"]
         messages = _history(value, name) if isinstance(value, dict) else value
         if (not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages)
                 or any(record_format(m) for m in messages)):
@@ -45,16 +56,17 @@ def read_conversation(path: str | Path, fmt: str = "auto") -> tuple[str, list[di
         raise LabError("stream_not_history", N_(
             "{path}: this is {format} stream, not a conversation: `keel-lab assemble` reads "
             "streams"), path=name, format=article(found)) from exc
-    return _format(messages, fmt), messages
+    return _format(messages, fmt), messages, previous
 
 
-def validate_file(path: str | Path, fmt: str = "auto") -> tuple[str, list[HistoryProblem]]:
-    """The format of a conversation file and its pairing problems; a message the format does
-    not allow is a `LabError` naming the file and, when the file is another format's, that
-    format and the `--format` that reads it."""
-    fmt, messages = read_conversation(path, fmt)
+def validate_file(path: str | Path, fmt: str = "auto"
+                  ) -> tuple[str, list[HistoryProblem], str | None]:
+    """The format of a conversation file, its pairing problems and the previous response it
+    continues, if any; a message the format does not allow is a `LabError` naming the file
+    and, when the file is another format's, that format and the `--format` that reads it."""
+    fmt, messages, previous = read_body(path, fmt)
     try:
-        return fmt, validate_conversation(messages, fmt)
+        return fmt, validate_conversation(messages, fmt, previous), previous
     except LabError as exc:
         found = detect_history(messages)
         if found == fmt:
@@ -94,8 +106,10 @@ def _format(messages: list[dict[str, Any]], fmt: str) -> str:
     return fmt
 
 
-def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[HistoryProblem]:
-    """The provider's pairing problems; a message the format does not allow raises `LabError`."""
+def validate_conversation(messages: list[dict[str, Any]], fmt: str,
+                          previous: str | None = None) -> list[HistoryProblem]:
+    """The provider's pairing problems; a message the format does not allow raises `LabError`.
+    `previous`: the Responses request's `previous_response_id` (see `validate_responses`)."""
     if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
         raise LabError("not_a_history", N_("expected a list of message objects"))
     fmt = _format(messages, fmt)
@@ -104,5 +118,5 @@ def validate_conversation(messages: list[dict[str, Any]], fmt: str) -> list[Hist
     if fmt == "gemini":
         return validate_gemini(messages)
     if fmt == "openai-responses":
-        return validate_responses(messages)
-    return validate_history(from_openai(messages))
+        return validate_responses(messages, previous)
+    return [*empty_tool_calls(messages), *validate_history(from_openai(messages))]

@@ -32,7 +32,8 @@ ORPHAN_AT = N_(  # ORPHAN_RESULT, then where
 # (invalid_item_id) and Gemini (name_mismatch).
 ProblemKind = Literal["missing_results", "orphan_result", "duplicate_result", "duplicate_id",
                       "misplaced_block", "results_not_first", "stream_delta_block",
-                      "input_not_an_object", "invalid_item_id", "name_mismatch"]
+                      "input_not_an_object", "invalid_item_id", "name_mismatch",
+                      "empty_tool_calls"]
 
 
 @dataclass(frozen=True, slots=True)

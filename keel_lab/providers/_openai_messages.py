@@ -7,6 +7,7 @@ from types import NoneType
 from typing import Any
 
 from keel_lab._core.errors import LabError
+from keel_lab._core.history import HistoryProblem
 from keel_lab._core.messages import (
     AssistantMessage,
     Message,
@@ -36,6 +37,20 @@ def to_openai(messages: Iterable[Message]) -> list[dict[str, Any]]:
         else:
             out.append({"role": m.role, "content": m.content})
     return out
+
+
+# OpenAI's 400 (`code: empty_array`) for an assistant message whose `tool_calls` is `[]`, as
+# quoted in home-assistant/core#118577 and openai/openai-node#1341: omit the field instead.
+EMPTY_CALLS = ("Invalid 'messages[{n}].tool_calls': empty array. Expected an array with minimum "
+               "length 1, but got an empty array instead.")
+
+
+def empty_tool_calls(dicts: Iterable[Mapping[str, Any]]) -> list[HistoryProblem]:
+    """Each message whose `tool_calls` is an empty list, which the API refuses (an assistant
+    message without calls leaves the field out)."""
+    return [HistoryProblem("empty_tool_calls", EMPTY_CALLS.format(n=n), (), n,
+                           EMPTY_CALLS.format(n=n))
+            for n, d in enumerate(dicts) if d.get("tool_calls") == []]
 
 
 def from_openai(dicts: Iterable[Mapping[str, Any]]) -> list[Message]:

@@ -103,9 +103,12 @@ def from_responses(items: Sequence[Mapping[str, Any]]) -> list[Message]:
     return out
 
 
-def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProblem]:
+def validate_responses(items: Sequence[Mapping[str, Any]],
+                       previous: str | None = None) -> list[HistoryProblem]:
     """Every pairing problem of an `input` list, with OpenAI's wording where it is known; a
-    malformed item raises `LabError` first, so nothing is skipped unread."""
+    malformed item raises `LabError` first, so nothing is skipped unread. With `previous` (the
+    request's `previous_response_id`), an output may answer a call of that earlier response,
+    which this input does not hold: such an output cannot be checked here, and is no problem."""
     kinds = [_item(item, n)[0] for n, item in enumerate(items)]
     problems: list[HistoryProblem] = []
     calls: dict[str, int] = {}  # call_id -> the position of its call item
@@ -132,6 +135,8 @@ def validate_responses(items: Sequence[Mapping[str, Any]]) -> list[HistoryProble
                     "(the lab's check: each call gets exactly one)"), (call_id,), n))
             elif call_id in calls:
                 answered[call_id] = n
+            elif previous is not None:
+                answered[call_id] = n  # a call of the previous response, stored by OpenAI
             else:
                 meant = item_ids.get(call_id)
                 note = (f" (input[{n}] names the item id {call_id} of the "

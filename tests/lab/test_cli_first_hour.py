@@ -271,3 +271,14 @@ def test_an_event_left_open_at_the_end_of_the_file_is_said(tmp_path, capsys):
     path.write_text(call(0, '{"q": "a"}', "c1") + chunk({}, "tool_calls") + "data: [DONE]")
     assert main(["assemble", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["diagnostics"] == []
+
+
+def test_an_empty_tool_calls_list_is_refused_in_openais_words(tmp_path, capsys):
+    """OpenAI answers 400 `empty_array` (home-assistant/core#118577); `validate` said valid."""
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps([{"role": "user", "content": "hi"},
+                                {"role": "assistant", "content": "hello", "tool_calls": []}]))
+    assert main(["validate", str(path), "--json"]) == 1
+    [problem] = json.loads(capsys.readouterr().out)["problems"]
+    assert problem["code"] == "empty_tool_calls"
+    assert problem["message"].startswith("Invalid 'messages[1].tool_calls': empty array.")

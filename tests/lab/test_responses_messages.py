@@ -152,3 +152,23 @@ def test_a_custom_tool_call_pairs_with_its_custom_output_by_call_id():
 def test_a_custom_tool_call_without_its_input_names_the_field():
     with pytest.raises(LabError, match=r"input\[0\]\.input: a custom_tool_call needs"):
         validate_responses([{**CUSTOM, "input": {"patch": 1}}])
+
+
+def test_a_body_that_continues_a_previous_response_is_not_refused_for_its_outputs(tmp_path,
+                                                                                  capsys):
+    """OpenAI's documented way to send results: `previous_response_id` and the outputs alone.
+    `validate` called each output an orphan."""
+    body = {"model": "m", "previous_response_id": "resp_1",
+            "input": [output("call_a"), output("call_b")]}
+    path = tmp_path / "next.json"
+    path.write_text(json.dumps(body))
+    assert main(["validate", str(path)]) == 0
+    assert "continues the response resp_1" in capsys.readouterr().out
+    # without it, the same outputs answer nothing
+    path.write_text(json.dumps({"model": "m", "input": body["input"]}))
+    assert main(["validate", str(path), "--json"]) == 1
+    assert [p["code"] for p in json.loads(capsys.readouterr().out)["problems"]] == [
+        "orphan_result", "orphan_result"]
+    # an output answered twice is still a problem
+    assert [p.kind for p in validate_responses([output("call_a"), output("call_a")],
+                                               previous="resp_1")] == ["duplicate_result"]
