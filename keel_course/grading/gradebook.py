@@ -257,7 +257,8 @@ def table(book: Gradebook, width: int) -> str:
         "points": f"0/{chapter_points(chapter)}", "passed": "-", "error": _(NO_SUBMISSION)}
         for name, chapter in book.missing()), *({
         "student": name, "submission": "-", "chapter": "-", "points": f"0/{book.max_points}",
-        "passed": "-", "error": _(NO_SUBMISSION)} for name in book.absent())], width=width)
+        "passed": "-", "error": _(NO_SUBMISSION)} for name in book.absent())], width=width,
+        keep=("submission", "chapter"))
     summary = to_dict(book)["exercises"]
     passed = [f"{name}: {s['passed']}/{s['submissions']} passed" for name, s in summary.items()]
     students = format_table([{"student": t.student, "notebooks": t.submissions,

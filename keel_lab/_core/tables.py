@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from wcwidth import wcwidth
@@ -116,31 +116,31 @@ def cell(value: Any) -> str:
 
 
 def format_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str] | None = None,
-                 width: int | None = None) -> str:
+                 width: int | None = None, keep: Collection[str] = ()) -> str:
     """Rows of dicts as aligned columns, in the order of `columns` or the first row; with
-    `width`, the widest columns narrow and wrap until no line is wider (if they can)."""
+    `width`, the widest columns narrow and wrap until no line is wider (if they can), the
+    `keep` columns (a path, say) only once the others cannot."""
     if not rows:
         return "(no rows)"
     cols = list(columns or rows[0].keys())
     text = [[cell(r.get(c)) for c in cols] for r in rows]
     widths = [max(width_of(c), *(width_of(t[i]) for t in text)) for i, c in enumerate(cols)]
     if width is not None:
-        widths = _narrowed(widths, width, [max((width_of(w) for t in text for w in t[i].split()),
-                                               default=0) for i in range(len(cols))])
+        widths = _narrowed(widths, width, [c in keep for c in cols])
     lines = [*_wrapped_row(cols, widths), "  ".join("-" * w for w in widths)]
     for t in text:
         lines += _wrapped_row(t, widths)
     return "\n".join(lines)
 
 
-def _narrowed(widths: list[int], width: int, words: Sequence[int]) -> list[int]:
-    """The widest column narrows first; while some column can still wrap at its spaces, none
-    narrows below its longest word (a path or an id is cut only when nothing else can give)."""
+def _narrowed(widths: list[int], width: int, kept: Sequence[bool]) -> list[int]:
+    """The widest column narrows first; a kept one only once no other can."""
     widths = list(widths)
-    for floor in ([max(MIN_COLUMN, w) for w in words], [MIN_COLUMN] * len(widths)):
+    for others_first in (True, False):
         while sum(widths) + 2 * (len(widths) - 1) > width:
-            widest = max(range(len(widths)), key=lambda i: (widths[i] > floor[i], widths[i]))
-            if widths[widest] <= floor[widest]:
+            free = [i for i in range(len(widths)) if not (others_first and kept[i])]
+            widest = max(free, key=widths.__getitem__, default=None)
+            if widest is None or widths[widest] <= MIN_COLUMN:
                 break
             widths[widest] -= 1
     return widths

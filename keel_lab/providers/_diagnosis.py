@@ -224,8 +224,12 @@ def _convert(records: Labelled, fmt: str, source: str) -> Iterator[StreamEvent]:
             yield from diag.said()
             yield event
     except ConnectionError as exc:
-        diag.note(None, None, "server_error", N_("the stream stopped with an error: {error}"),
-                  "refused", error=exc.args[0] if len(exc.args) == 1 else str(exc))
+        said = exc.args[0] if len(exc.args) == 1 else str(exc)
+        if isinstance(said, Said):  # the converter's own words: "the server sent an error: ..."
+            diag.note(None, None, "server_error", said, "refused")
+        else:
+            diag.note(None, None, "server_error", N_("the stream stopped with an error: {error}"),
+                      "refused", error=said)
         yield from diag.said()
         raise
     yield from diag.said()

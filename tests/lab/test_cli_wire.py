@@ -106,7 +106,7 @@ def test_validate_openai(tmp_path, capsys):
     assert out == {"valid": False, "problems": [{"message": (
         "An assistant message with 'tool_calls' must be followed by tool messages responding "
         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
-        "call_b"), "ids": ["call_b"], "code": "missing_results"}]}
+        "call_b"), "ids": ["call_b"], "code": "missing_results"}], "previous_response_id": None}
     path.write_text(json.dumps([*CONVERSATION, {"role": "tool", "tool_call_id": "call_b",
                                                 "content": "2"}]))
     assert main(["validate", str(path)]) == 0

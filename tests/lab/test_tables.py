@@ -52,13 +52,16 @@ def test_a_report_with_its_own_width_wraps_to_it_or_to_a_narrower_one_asked():
     assert report.table(100) == report.table()
 
 
-def test_a_path_stays_whole_while_a_sentence_can_wrap_instead():
+def test_a_kept_column_stays_whole_while_another_can_narrow():
     """The instructor's collected table: paths wrapped over four lines while the feedback beside
     them could have wrapped at its spaces."""
     path = "students/ada/notebooks/02_pairing.ipynb"
     rows = [{"submission": path, "feedback": "look each call's result up by its id " * 4}]
-    lines = format_table(rows, width=80).splitlines()
+    lines = format_table(rows, width=80, keep=("submission",)).splitlines()
     assert all(len(line) <= 80 for line in lines)
     assert path in lines[2]
     # when nothing else can give, the path is cut too, and no line is wider than asked
-    assert all(len(line) <= 30 for line in format_table(rows, width=30).splitlines())
+    assert all(len(line) <= 30 for line in format_table(rows, width=30, keep=("submission",))
+               .splitlines())
+    # without keep, the widest column narrows first, as before
+    assert path not in format_table(rows, width=60).splitlines()[2]

@@ -95,7 +95,7 @@ def closing(calls: dict[int, WireCall], finish: str | None, diag: Diagnostics,
                                               "finished, so none of its calls may run"),
                   "refused", end=end)
         return
-    if calls and finish == "stop":
+    if calls and finish == "stop" and "tool_calls" in normal:  # Gemini's, Ollama's normal end
         diag.note(None, None, "finish_stop_with_calls",
                   N_("finish reason 'stop' although calls were made; the calls are closed by "
                      "it"))

@@ -109,7 +109,8 @@ def convert(records: Labelled, diag: Diagnostics) -> Iterator[StreamEvent]:
             if r.obj("response").raw("output") == [] and (calls or provider):
                 diag.note(None, None, "completed_without_output", N_(
                     "{kind} lists no output although items were streamed (ChatGPT's Codex "
-                    "backend sends it so): the calls are read from the streamed items"),
+                    "backend is one server seen sending it so): the calls are read from the "
+                    "streamed items"),
                     kind=kind)
         elif kind == "response.failed":  # the error sits in the response object
             raise ConnectionError(Said("server_error", N_("the server reported {kind}: {error}"),
