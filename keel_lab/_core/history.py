@@ -81,7 +81,7 @@ def validate_history(messages: Sequence[Message]) -> list[HistoryProblem]:
             elif m.tool_call_id in answered:
                 problems.append(HistoryProblem("duplicate_result", _(
                     "messages[{pos}]: a second tool message responds to tool_call_id {id}; each "
-                    "call gets exactly one").format(pos=pos, id=m.tool_call_id),
+                    "call gets exactly one (the lab's check)").format(pos=pos, id=m.tool_call_id),
                     (m.tool_call_id,), pos))
             else:
                 problems.append(HistoryProblem(

@@ -233,12 +233,12 @@ class Assembly:
         if self.refusal is None:
             return state.readiness
         turn = Said("turn_refused", N_("the turn is refused ({why})"), {"why": self.refusal})
-        if cause and cause.index is not None:
-            turn = Said("turn_refused_by_call", N_(
+        if cause and cause.index is not None:  # coded by the cause, as the table shows it
+            turn = Said(cause.quirk, N_(
                 "the turn is refused because of call {index} ({quirk}: {message})"),
                 {"index": cause.index, "quirk": cause.quirk, "message": cause.said})
         elif cause:
-            turn = Said("turn_refused_by", N_("the turn is refused ({quirk}: {message})"),
+            turn = Said(cause.quirk, N_("the turn is refused ({quirk}: {message})"),
                         {"quirk": cause.quirk, "message": cause.said})
         if state.readiness.executable or not state.closed:  # an open call: the turn says why
             return Readiness(False, Said(turn.code, N_("not run: {turn}"), {"turn": turn}), (turn,))
