@@ -35,6 +35,7 @@ from keel_course.classroom.driver import Student, login, open_lab, running_class
 from keel_course.classroom.hub import find_proxy, local_proxy
 from keel_course.classroom.settings import LOOPBACK, Classroom, free_ports
 from keel_course.classroom.spawner import LAB
+from keel_course.grading.grade import NOT_STARTED
 
 pytestmark = [pytest.mark.lab_wide, pytest.mark.slow]
 
@@ -240,7 +241,7 @@ def test_a_class_on_one_hub(tmp_path: Path) -> None:
         assert {n: (r[EXERCISE], r["points"], r["max_points"], r["error"])
                 for n, r in rows.items()} == {"ada": ("2", "2", "2", ""),
                                               "grace": ("0", "0", "2", ""),
-                                              "alan": ("0", "0", "2", "")}
+                                              "alan": ("0", "0", "2", NOT_STARTED)}
 
         # no other account of the machine reads a student's work or the hub's database
         assert {n: stat.S_IMODE((room.homes / n).stat().st_mode) for n in names} == {
