@@ -11,6 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
 from keel_cli._cells import CHECK_MARK, source, tags
@@ -169,9 +170,14 @@ def test_problems_catch_broken_conventions():
     ]
 
 
-def _execute(nb):
+def _execute(nb, tmp_path):
+    """Run All in a fresh kernel, reached over Unix sockets: over TCP, a client that retries
+    its connect while a loaded machine starts the kernel can be handed its own port as the
+    source (Linux's TCP self-connect) and wait out the cell's time-out for a reply that never
+    comes - 120 s, seen beside the cheating class's grading."""
     node = nbformat.reads(json.dumps(nb), as_version=4)
-    NotebookClient(node, timeout=120, kernel_name="python3", allow_errors=True,
+    km = KernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "kernel"))
+    NotebookClient(node, km=km, timeout=120, allow_errors=True,
                    resources={"metadata": {"path": str(ROOT)}}).execute()
     return node
 
@@ -188,12 +194,13 @@ UNSOLVED = [(code, folder / p.name) for code, folder in
 
 @pytest.mark.parametrize(("code", "path"), UNSOLVED,
                          ids=lambda x: getattr(x, "name", x))
-def test_run_all_on_an_unsolved_learner_notebook_runs_to_its_end(code, path, monkeypatch):
+def test_run_all_on_an_unsolved_learner_notebook_runs_to_its_end(code, path, monkeypatch,
+                                                                  tmp_path):
     """Run All in the learner's Jupyter (no `KEEL_CHECKS`): nothing raises, every check says
     NOT YET where it stands, and every other cell shows what its saved learner edition shows."""
     monkeypatch.delenv("KEEL_CHECKS", raising=False)  # notebooks/conftest.py sets it for nbval
     saved = load(path)
-    run = _execute(saved)
+    run = _execute(saved, tmp_path)
     with speaking(code):
         not_yet = _("NOT YET")
     for cell, was in zip(run.cells, saved["cells"], strict=True):
