@@ -67,7 +67,7 @@ def decided_log(question: str, decisions: Sequence[bool], kept: int | None = Non
     for approved in decisions:
         result = runner.approve(result, {result.pending[0].call_id: approved})
     with tempfile.TemporaryDirectory() as folder:
-        return journal(EventStore(Path(folder) / "events.jsonl"), result)[:kept]
+        return journal(EventStore(Path(folder) / "events.db"), result)[:kept]
 
 
 # (label, log, idempotent): the seeded delays decide which call finishes first. The three after

@@ -3,7 +3,6 @@ each measured on the lab."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 import textwrap
 from pathlib import Path
@@ -17,12 +16,12 @@ from keel_lab._core.model import ScriptedAdapter
 from keel_lab._core.protocol import ToolCall
 from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.streaming import assemble, cancel_after
-from keel_lab._core.tools import ToolOutcome, invoke
-from keel_lab._i18n import _
+from keel_lab._i18n import N_, _
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._incident_tools import incident_tools
 from keel_lab.course._offline_model import OfflineAdapter
 from keel_lab.course._production.graph import GraphExecutor, dependencies
+from keel_lab.course._production.notes import Crashed, IncidentNotes
 from keel_lab.course._production.screen import Phase, arrivals, screen_frames
 from keel_lab.course._production.store import TERMINAL, EventStore, Record, journal, to_resume
 from keel_lab.course._scenarios import (
@@ -116,7 +115,7 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
     """A run's events stored on disk while a reader follows, drops after `seen_before_drop`
     events and resumes; a restart reads them all; a resumed turn skips the finished calls."""
     result = Runner(OfflineAdapter(seed), executor=Executor(4)).run(_(COMPARE))
-    store = EventStore(folder / "events.jsonl")
+    store = EventStore(folder / "events.db")
     rows: list[dict[str, object]] = []
     cursor = 0
 
@@ -132,7 +131,7 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
         if n == seen_before_drop:
             read(_("UI (then the connection drops)"))
     read(_("UI reconnects with its cursor"))
-    restarted = EventStore(folder / "events.jsonl").read(run_id=result.run_id)
+    restarted = EventStore(folder / "events.db").read(run_id=result.run_id)
     rows.append({"reader": _("new process, same file"), "after": 0,
                  "got": [r.seq for r in restarted],
                  "events": _("{n} events").format(n=len(restarted))})
@@ -156,7 +155,7 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
 def _cut(run: RunResult, kept: int) -> list[Record]:
     """`run`'s store records as a crash after the first `kept` of them leaves them."""
     with tempfile.TemporaryDirectory() as folder:
-        return journal(EventStore(Path(folder) / "events.jsonl"), run)[:kept]
+        return journal(EventStore(Path(folder) / "events.db"), run)[:kept]
 
 
 def crashed_log(question: str | None = None, seed: int = 0, kept: int = 6) -> list[Record]:
@@ -180,22 +179,29 @@ def graph_log(seed: int = 0, kept: int = 11, limit: int = 4) -> list[Record]:
                 kept)
 
 
+# keyed variants: (label, key given, record together)
+TOOLS = ((N_("plain"), False, True), (N_("de-duplicates, record apart"), True, False),
+         (N_("de-duplicates, one transaction"), True, True))
+
+
 def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Report:
     """The note turn crashes just before its `crash_before` record reaches the store, and a
     restarted process runs what `to_resume` finds: every call without an outcome, the
     at-least-once rule whose cost this shows (the lab's policy, `resume_plan`, reruns a started
     call only for an idempotent tool and asks a person about the rest). The notes live in the
-    incident system, which outlives the agent: a plain note tool writes again when the crash
-    fell after its effect; one that de-duplicates on the call id it is given answers the repeat
-    from what it stored."""
+    incident system's own database, which outlives the agent (`IncidentNotes`): a plain note
+    tool writes again when the crash fell after its effect; one that de-duplicates on its key
+    (the run id with the call id) answers the repeat from its record - when the record was
+    committed with the note; written apart, the crash falls between them and the note doubles."""
     request = assemble(offline_stream(_(NOTE), seed)).requests[0]
+    incident = str((request.input or {}).get("incident_id", ""))
+    text = str((request.input or {}).get("note", ""))
     rows: list[dict[str, object]] = []
-    for dedupe in (False, True):
-        tools = incident_tools()
-        answered: dict[str, ToolOutcome] = {}
-        notes = 0
+    after: dict[str, int] = {}
+    for label, keyed, together in TOOLS:
         with tempfile.TemporaryDirectory() as folder:
-            store = EventStore(Path(folder) / "events.jsonl")
+            store = EventStore(Path(folder) / "events.db")
+            notes = IncidentNotes(Path(folder) / "incidents.db")
             store.confirm("run", request, 0.0)
             for process, crash in ((_("first (crashes)"), crash_before), (_("restarted"), "")):
                 todo = to_resume(store.read())
@@ -203,17 +209,19 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
                     if crash == "tool.requested":
                         break
                     store.append("run", Event("tool.requested", call_id, 0.0))
-                    if not (dedupe and call_id in answered):
-                        answered[call_id] = run_coroutine(invoke(tools.get(request.name),
-                                                                 request))
-                        notes = json.loads(answered[call_id].content)["notes"]
-                    if crash != "tool.finished":
-                        store.append("run", Event("tool.finished", call_id, 0.1))
-                rows.append({"note tool": _("de-duplicates on call id") if dedupe else _("plain"),
-                             "process": process, "runs": [_short(c) for c in todo],
-                             "notes on INC-001": notes})
-    plain, keyed = rows[1]["notes on INC-001"], rows[3]["notes on INC-001"]
+                    try:
+                        notes.add(incident, text, f"run:{call_id}" if keyed else None,
+                                  together=together, crash=crash == "tool.finished")
+                    except Crashed:
+                        break
+                    store.append("run", Event("tool.finished", call_id, 0.1))
+                rows.append({"note tool": _(label), "process": process,
+                             "runs": [_short(c) for c in todo],
+                             "notes on INC-001": notes.count(incident)})
+            after[label] = notes.count(incident)
+    plain, apart, keyed_once = (after[label] for label, _k, _t in TOOLS)
     return Report("crash_and_resume", {"crash_before": crash_before, "seed": seed},
-                  {"plain": plain, "dedupe": keyed}, rows,
-                  [_("notes after the restart: plain tool {plain}, de-duplicating tool {keyed}")
-                   .format(plain=plain, keyed=keyed)])
+                  {"plain": plain, "apart": apart, "dedupe": keyed_once}, rows,
+                  [_("notes after the restart: plain tool {plain}, de-duplication record "
+                     "apart {apart}, in one transaction {keyed}")
+                   .format(plain=plain, apart=apart, keyed=keyed_once)])

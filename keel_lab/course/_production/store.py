@@ -1,20 +1,22 @@
 """A persistent, append-only event store: what replaces the run's in-memory event list.
 
-Every event is one JSON line with the next sequence number, written and flushed before
-`append` returns, so a crash loses nothing that was acknowledged. A reader (a UI, a log
-shipper) remembers the last number it saw and asks for what came after it: a dropped
-connection resumes without a gap or a duplicate. A turn's confirmed calls are written before any
-of them runs, and call ids run through every record, so a restarted turn can tell from the store
-alone which calls it still has to run (`to_resume`), and which of them may run again without a
-person's word (`resume_plan`, the lab's policy).
+The store is a SQLite database (the standard library's `sqlite3`). Every event is one row with
+the next sequence number, committed in its own transaction before `append` returns, so a crash
+loses nothing that was acknowledged; two writers (two processes of one service) take turns
+through SQLite's lock and never share a number. A reader (a UI, a log shipper) remembers the
+last number it saw and asks for what came after it: a dropped connection resumes without a gap
+or a duplicate. A turn's confirmed calls are written before any of them runs, and call ids run
+through every record, so a restarted turn can tell from the store alone which calls it still
+has to run (`to_resume`), and which of them may run again without a person's word
+(`resume_plan`, the lab's policy).
 """
 
 from __future__ import annotations
 
-import json
-import os
-from collections.abc import Collection, Iterable
-from dataclasses import asdict, dataclass
+import sqlite3
+from collections.abc import Collection, Iterable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -26,6 +28,14 @@ from keel_lab._core.runner import RunResult
 TERMINAL: tuple[EventKind, ...] = ("tool.finished", "tool.failed")
 CONFIRMED: Literal["tool.confirmed"] = "tool.confirmed"  # the finish confirmed it: it will run
 Kind = EventKind | Literal["tool.confirmed"]
+WAIT = 30.0  # seconds a writer waits for another's transaction before it gives up
+
+
+@contextmanager
+def connected(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection that commits what the block did, or rolls it all back, and closes."""
+    with closing(sqlite3.connect(path, timeout=WAIT)) as db, db:
+        yield db
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +51,15 @@ class Record:
 
 
 class EventStore:
-    """Events of any number of runs in one JSON-lines file; a new instance on the same file (a
-    restarted process) reads everything the old one appended."""
+    """Events of any number of runs in one SQLite file; a new instance on the same file (a
+    restarted process, or a second writer) reads everything the others committed."""
 
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.touch()
+        with connected(self.path) as db:
+            db.execute("CREATE TABLE IF NOT EXISTS records (seq INTEGER PRIMARY KEY "
+                       "AUTOINCREMENT, run_id TEXT NOT NULL, kind TEXT NOT NULL, ref TEXT NOT "
+                       "NULL, time REAL NOT NULL, code TEXT, name TEXT, arguments TEXT)")
 
     def append(self, run_id: str, event: Event) -> Record:
         return self._write(run_id, event.kind, event.ref, event.time, event.code)
@@ -59,20 +72,21 @@ class EventStore:
 
     def _write(self, run_id: str, kind: Kind, ref: str, time: float, code: str | None = None,
                name: str | None = None, arguments: str | None = None) -> Record:
-        records = self.read()
-        record = Record(records[-1].seq + 1 if records else 1, run_id, kind, ref, time, code,
-                        name, arguments)
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(asdict(record)) + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        return record
+        """One row, one transaction: SQLite numbers it, however many writers there are."""
+        with connected(self.path) as db:
+            seq = db.execute("INSERT INTO records (run_id, kind, ref, time, code, name, "
+                             "arguments) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                             (run_id, kind, ref, time, code, name, arguments)).lastrowid
+        assert seq is not None  # an INSERT always has one
+        return Record(seq, run_id, kind, ref, time, code, name, arguments)
 
     def read(self, after: int = 0, run_id: str | None = None) -> list[Record]:
         """Every record with a sequence number above `after` (of one run, if given)."""
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        records = [Record(**json.loads(line)) for line in lines if line.strip()]
-        return [r for r in records if r.seq > after and run_id in (None, r.run_id)]
+        with connected(self.path) as db:
+            rows = db.execute("SELECT seq, run_id, kind, ref, time, code, name, arguments FROM "
+                              "records WHERE seq > ? AND (? IS NULL OR run_id = ?) ORDER BY seq",
+                              (after, run_id, run_id)).fetchall()
+        return [Record(*row) for row in rows]
 
 
 def journal(store: EventStore, result: RunResult) -> list[Record]:
