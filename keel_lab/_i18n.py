@@ -118,9 +118,11 @@ class Translations(dict[str, str]):
     form a count takes (the catalog's Plural-Forms rule: Chinese has one form)."""
 
     def __init__(self, texts: dict[str, str], plurals: dict[tuple[str, str], tuple[str, ...]],
-                 form: Callable[[int], int]) -> None:
+                 form: Callable[[int], int],
+                 contexts: dict[tuple[str, str], str] | None = None) -> None:
         super().__init__(texts)
         self.plurals, self.form = plurals, form
+        self.contexts = contexts or {}  # (msgctxt, English) -> translation: `pgettext`'s
 
 
 def translations(po: IO[bytes], locale: str) -> Translations:
@@ -131,10 +133,13 @@ def translations(po: IO[bytes], locale: str) -> Translations:
     read = read_po(po, locale=locale, domain=DOMAIN)
     done = [m for m in read if m.id and m.string and not m.fuzzy]
     return Translations(
-        {m.id: m.string for m in done if isinstance(m.id, str) and isinstance(m.string, str)},
+        {m.id: m.string for m in done if isinstance(m.id, str) and isinstance(m.string, str)
+         and not m.context},
         {(m.id[0], m.id[1]): tuple(m.string) for m in done
          if isinstance(m.id, tuple) and isinstance(m.string, tuple) and all(m.string)},
-        gettext.c2py(read.plural_expr))
+        gettext.c2py(read.plural_expr),
+        {(m.context, m.id): m.string for m in done
+         if m.context and isinstance(m.id, str) and isinstance(m.string, str)})
 
 
 @cache
@@ -161,6 +166,16 @@ def _(message: str) -> str:
     if locale == "qps":
         return pseudo(message)
     return message if locale is None else catalog(locale).get(message, message)
+
+
+def pgettext(context: str, message: str) -> str:
+    """`message` as `_` gives it, told apart by `context` from the same English used elsewhere
+    (a diagram's box "calls" is not a table's column "calls", a count)."""
+    locale = _locale()
+    if locale == "qps":
+        return pseudo(message)
+    return message if locale is None else catalog(locale).contexts.get((context, message),
+                                                                        message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

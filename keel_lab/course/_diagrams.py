@@ -16,7 +16,7 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from keel_lab._core.messages import AssistantMessage, Message, ToolMessage
 from keel_lab._core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
-from keel_lab._i18n import N_, _
+from keel_lab._i18n import _, pgettext
 from keel_lab.course._alt import describe, listing
 from keel_lab.course._fonts import register_cjk_font
 from keel_lab.course._styles import LineStyle, indexed
@@ -109,8 +109,20 @@ def message_format(messages: Sequence[Message], width: int = 72) -> Figure:
     return describe(fig, finding)
 
 
-STAGES = (N_("model"), N_("deltas"), N_("assembler"), N_("calls"), N_("executor"),
-          N_("tool messages"), N_("history"))
+STAGES = ("model", "deltas", "assembler", "calls", "executor", "tool messages", "history")
+
+
+def stage_name(stage: str) -> str:
+    """A stage's box label, translated in the context of the pipeline (its "calls" are the
+    calls themselves, not a count of them, as a table's column is)."""
+    names = {"model": pgettext("pipeline stage", "model"),
+             "deltas": pgettext("pipeline stage", "deltas"),
+             "assembler": pgettext("pipeline stage", "assembler"),
+             "calls": pgettext("pipeline stage", "calls"),
+             "executor": pgettext("pipeline stage", "executor"),
+             "tool messages": pgettext("pipeline stage", "tool messages"),
+             "history": pgettext("pipeline stage", "history")}
+    return names[stage]
 
 
 def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
@@ -137,7 +149,8 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     for i, stage in enumerate(STAGES):
         x = i * step
         _box(ax, x, 1.0, w, 0.55, "#fdebd3" if stage in ("model", "history") else "#e3f1e0")
-        ax.text(x + w / 2, 0.72, _(stage), ha="center", va="center", fontsize=9, fontweight="bold")
+        ax.text(x + w / 2, 0.72, stage_name(stage), ha="center", va="center", fontsize=9,
+                fontweight="bold")
         ax.text(x + w / 2, 0.3, notes[stage], ha="center", va="top", fontsize=7.5,
                 color="#333333")
         if i:
@@ -155,5 +168,5 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     ax.set_ylim(-0.2, 1.4)
     first = calls[0].id if calls else "-"
     ax.set_title(_("One turn, end to end (first call id: {id})").format(id=first), fontsize=10)
-    return describe(fig, " \u2192 ".join(f"{_(stage)}: {' '.join(notes[stage].split())}"
+    return describe(fig, " \u2192 ".join(f"{stage_name(stage)}: {' '.join(notes[stage].split())}"
                                           for stage in STAGES))

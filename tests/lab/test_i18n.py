@@ -19,7 +19,7 @@ from keel_checks.progress import Progress
 from keel_checks.verdict import Verdict
 from keel_lab import _i18n as i18n
 from keel_lab._core.errors import LabError
-from keel_lab._i18n import _, language, ngettext, set_language, translations
+from keel_lab._i18n import _, language, ngettext, pgettext, set_language, speaking, translations
 
 pytestmark = pytest.mark.lab_wide
 
@@ -247,3 +247,12 @@ def test_the_installed_wheel_carries_the_catalog_and_the_font(installed):  # noq
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["通过", "True"]
 
+
+
+def test_a_context_tells_one_english_word_apart():
+    """Chapter 1's pipeline box "calls" (the calls) read 调用数 (a count), the column's word."""
+    with speaking("zh"):
+        assert pgettext("pipeline stage", "calls") == "调用"
+        assert _("calls") == "调用数"
+        assert pgettext("no such context", "calls") == "calls"  # English, never another's
+    assert pgettext("pipeline stage", "calls") == "calls"
