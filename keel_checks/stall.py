@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -141,13 +142,17 @@ async def _read(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run 
 
 
 def _drive(fn: ReadTurn, events: Sequence[StreamEvent], case: Case) -> Run | None:
-    """The answer's read of one stream, where it runs; `time.sleep` is counted meanwhile (it
-    blocks the loop: no virtual time passes, and the wall's does)."""
+    """The answer's read of one stream, where it runs; `time.sleep` in the loop's thread is
+    counted meanwhile (it blocks the loop: no virtual time passes, and the wall's does). Other
+    threads' sleeps block nothing and are not counted: a Jupyter kernel's parent poller sleeps
+    1 s at a time, all along."""
     blocked = [0.0]
     sleep = time.sleep
+    loop_thread = threading.get_ident()
 
     def counted(seconds: float | SupportsIndex) -> None:
-        blocked[0] += float(seconds)
+        if threading.get_ident() == loop_thread:
+            blocked[0] += float(seconds)
         sleep(seconds)
 
     time.sleep = counted

@@ -849,3 +849,23 @@ def test_right_readers_in_other_styles_pass_with_the_same_lines(answer):
     v = verify_read_turn(answer)
     assert v.passed, v.hints
     assert v.lines() == verify_read_turn(with_wait_for).lines()
+
+
+def test_another_threads_sleep_is_not_the_answers():
+    """A Jupyter kernel's parent poller sleeps 1 s at a time in its own thread; counted as the
+    answer's, it failed a right answer in a saved notebook ('it took 1.0 s ... time.sleep')."""
+    import threading
+
+    done = threading.Event()
+
+    def poller() -> None:
+        while not done.is_set():
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=poller, daemon=True)
+    thread.start()
+    try:
+        assert verify_read_turn(with_wait_for).passed
+    finally:
+        done.set()
+        thread.join()
