@@ -13,43 +13,29 @@ from keel_checks.verdict import Verdict
 pytestmark = pytest.mark.ch3
 
 
-def right(requests, tools):
-    batches, together = [], False
-    for request in requests:
-        tool = tools.get(request.name)
-        safe = tool is not None and tool.concurrency_safe and not tool.requires_approval
-        if safe and together:
-            batches[-1].append(request)
-        else:
-            batches.append([request])
-        together = safe
-    return batches
+def batcher(safe):
+    """A `make_batches` whose one rule is `safe(tool)` (tool None for a name no tool has):
+    safe neighbours share a batch, every other call runs alone, in order."""
+    def make_batches(requests, tools):
+        batches, together = [], False
+        for request in requests:
+            shares = safe(tools.get(request.name))
+            if shares and together:
+                batches[-1].append(request)
+            else:
+                batches.append([request])
+            together = shares
+        return batches
+    return make_batches
 
 
-def unknown_is_safe(requests, tools):  # the chapter's table right, a name no tool has wrong
-    batches, together = [], False
-    for request in requests:
-        tool = tools.get(request.name)
-        safe = tool is None or (tool.concurrency_safe and not tool.requires_approval)
-        if safe and together:
-            batches[-1].append(request)
-        else:
-            batches.append([request])
-        together = safe
-    return batches
-
-
-def unknown_only(requests, tools):  # a name no tool has alone, approval forgotten
-    batches, together = [], False
-    for request in requests:
-        tool = tools.get(request.name)
-        safe = tool is not None and tool.concurrency_safe
-        if safe and together:
-            batches[-1].append(request)
-        else:
-            batches.append([request])
-        together = safe
-    return batches
+right = batcher(lambda tool: tool is not None and tool.concurrency_safe
+                and not tool.requires_approval)
+# the chapter's table right, a name no tool has wrong
+unknown_is_safe = batcher(lambda tool: tool is None or (tool.concurrency_safe
+                                                        and not tool.requires_approval))
+# a name no tool has alone, approval forgotten
+unknown_only = batcher(lambda tool: tool is not None and tool.concurrency_safe)
 
 
 def todo(requests, tools):
