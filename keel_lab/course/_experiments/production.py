@@ -215,10 +215,10 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
                     except Crashed:
                         break
                     store.append("run", Event("tool.finished", call_id, 0.1))
+                count = notes.count(incident)
                 rows.append({"note tool": _(label), "process": process,
-                             "runs": [_short(c) for c in todo],
-                             "notes on INC-001": notes.count(incident)})
-            after[label] = notes.count(incident)
+                             "runs": [_short(c) for c in todo], "notes on INC-001": count})
+            after[label] = count  # the restarted process's
     plain, apart, keyed_once = (after[label] for label, _k, _t in TOOLS)
     return Report("crash_and_resume", {"crash_before": crash_before, "seed": seed},
                   {"plain": plain, "apart": apart, "dedupe": keyed_once}, rows,
