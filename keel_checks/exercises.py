@@ -75,7 +75,7 @@ PREDICTIONS: dict[str, str] = {
     "calls_run_when_cancelled": "04_streaming",
     "sibling_still_runs": "05_partial_success", "failed_at_20_percent": "05_partial_success",
     "prediction_1": "06_faults", "prediction_2": "06_faults", "prediction_3": "06_faults",
-    "prediction_4": "06_faults",
+    "prediction_4": "06_faults", "prediction_5": "06_faults",
     "client_runs": "07_providers", "sdk_returns_the_call": "07_providers",
     "notes_after_restart": "08_production",
 }

@@ -89,7 +89,12 @@ def _run(coro: Coroutine[Any, Any, T], virtual: bool) -> T:
     try:
         return loop.run_until_complete(coro)
     finally:
-        try:  # as asyncio.run does: a stream read up to its finish and left is closed here,
-            loop.run_until_complete(loop.shutdown_asyncgens())  # not garbage on a closed loop
+        try:  # as asyncio.run does: a task left running (a call cancelled and not awaited) is
+            left = asyncio.all_tasks(loop)  # cancelled and finished, and a stream read up to
+            for task in left:  # its finish and left is closed, not garbage on a closed loop
+                task.cancel()
+            if left:
+                loop.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()

@@ -81,3 +81,9 @@ def corrupt(events: Sequence[StreamEvent], index: int) -> Iterator[StreamEvent]:
 def slow_first(request: ToolRequest) -> float:
     """The first call of a turn takes 300 ms, the others 100 ms: it is made first, ends last."""
     return 0.3 if request.call_id.endswith(":call-0") else 0.1
+
+
+def first_hangs(request: ToolRequest) -> float:
+    """The first call of a turn hangs for 8 s, past its tool's 5 s timeout; the others take
+    100 ms."""
+    return 8.0 if request.call_id.endswith(":call-0") else 0.1

@@ -56,3 +56,22 @@ def test_exceptions_come_back_unchanged():
         raise ValueError("boom")
     with pytest.raises(ValueError, match="boom"):
         run_coroutine(fail())
+
+
+def test_a_task_left_running_is_cancelled_and_finished_before_the_loop_closes():
+    """As `asyncio.run` does: a call cancelled and never awaited (chapter 6's fault 5) ends
+    with the run, not as 'Task was destroyed but it is pending' on a closed loop."""
+    ended = []
+
+    async def tool():
+        try:
+            await asyncio.sleep(60)
+        finally:
+            ended.append(now())
+
+    async def main():
+        left = asyncio.ensure_future(tool())  # never awaited, never cancelled here
+        await asyncio.sleep(1)
+        return "answered" if not left.done() else "the tool ended early"
+
+    assert run_coroutine(main()) == "answered" and ended == [1.0]

@@ -1,8 +1,8 @@
-"""Failure injection: four plausible shortcuts, each run beside the correct code.
+"""Failure injection: five plausible shortcuts, each run beside the correct code.
 
 Each fault goes in through one documented hook and changes exactly one decision: how a batch's
-results are collected (`Executor(collect=...)`, faults 1 and 2), when a streamed call may start
-(`Runner(may_start=...)`, fault 3), what the outcome codes do to the run
+results are collected (`Executor(collect=...)`, faults 1, 2 and 5), when a streamed call may
+start (`Runner(may_start=...)`, fault 3), what the outcome codes do to the run
 (`Runner(status_rule=...)`, fault 4). The functions here are the lab's own version of each fault;
 chapter 6 has the learner write theirs and pass them through the same hooks. What a fault did is
 classified into one of `SYMPTOMS`, computed from the two runs, so a prediction can be compared
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from keel_checks.predictions import note
-from keel_lab._core.executor import Collect, Executor, RunCall
+from keel_lab._core.executor import Collect, Executor, Latency, RunCall
 from keel_lab._core.history import validate_history
 from keel_lab._core.messages import Message, ToolMessage
 from keel_lab._core.model import Turn
@@ -30,7 +30,9 @@ from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course._experiments.mine import Mine
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._offline_model import OfflineAdapter
-from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, slow_first
+from keel_lab.course._scenarios import COMPARE, NOTE, PARTIAL, first_hangs, slow_first
+
+DEADLINE = 2.0  # fault 5: the shortcut's time for a whole batch, in seconds
 
 
 async def zip_over_completion(batch: Sequence[ToolRequest], run: RunCall
@@ -45,6 +47,16 @@ async def append_as_completed(batch: Sequence[ToolRequest], run: RunCall
     """Fault 2, a collector: each result under its own id, but stored in completion order."""
     finished = [await f for f in asyncio.as_completed([run(r) for r in batch])]
     return [(o.call_id, o) for o in finished]
+
+
+async def cancel_the_slow(batch: Sequence[ToolRequest], run: RunCall
+                          ) -> list[tuple[str, ToolOutcome]]:
+    """Fault 5, a collector: at the deadline, the calls still running are cancelled and dropped."""
+    tasks = [asyncio.ensure_future(run(r)) for r in batch]
+    done, running = await asyncio.wait(tasks, timeout=DEADLINE)
+    for task in running:
+        task.cancel()
+    return [(t.result().call_id, t.result()) for t in tasks if t in done]
 
 
 def at_first_parse(call: CallState) -> bool:
@@ -143,9 +155,13 @@ def _executed(r: RunResult) -> str:
     return ngettext("{n} call executed", "{n} calls executed", n).format(n=n)
 
 
-def _collecting(hook: Any, seed: int) -> Runner:
-    executor = Executor(4, slow_first, collect=hook) if hook else Executor(4, slow_first)
+def _collecting(hook: Any, seed: int, latency: Latency = slow_first) -> Runner:
+    executor = Executor(4, latency, collect=hook) if hook else Executor(4, latency)
     return Runner(OfflineAdapter(seed), executor=executor, seed=seed)
+
+
+def _hanging(hook: Any, seed: int) -> Runner:
+    return _collecting(hook, seed, first_hangs)
 
 
 FAULTS = [
@@ -158,8 +174,11 @@ FAULTS = [
     Fault(4, N_("the run failed on its first error"), PARTIAL,
           lambda hook, seed: Runner(OfflineAdapter(seed), seed=seed,
                                     status_rule=hook or run_status), _answer),
+    Fault(5, N_("the calls still running at a deadline cancelled and dropped"), COMPARE,
+          _hanging, _order),
 ]
-LAB_FAULTS = [zip_over_completion, append_as_completed, at_first_parse, fail_fast]
+LAB_FAULTS = [zip_over_completion, append_as_completed, at_first_parse, fail_fast,
+              cancel_the_slow]
 
 
 def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
