@@ -94,7 +94,7 @@ from keel_lab._core.streaming import (
 from keel_lab._core.tools import Tool, Toolset
 from keel_lab._i18n import N_, _, ngettext
 from keel_lab.course import _data as data
-from keel_lab.course._experiments.mine import Mine
+from keel_lab.course._experiments.mine import YOURS, Mine
 from keel_lab.course._experiments.pairing import theory
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._incident_tools import incident_tools
@@ -726,5 +726,6 @@ def capstone_sweep(agent_loop: AgentLoop) -> Report:
                   for k, n in wrong.items()}
     return Report("pairing", {"trials": SWEEP, "calls": 3, "seed": seeded(9)},
                   {"strategies": strategies, "theory": theory(3)},
-                  [{"strategy": k, "trials_with_mismatch": n} for k, n in wrong.items()],
+                  [{"strategy": _(YOURS) if k == "yours" else k, "trials_with_mismatch": n}
+                   for k, n in wrong.items()],
                   [learner.line] if learner.line else [])

@@ -18,7 +18,7 @@ import gettext
 import os
 import re
 import string
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cache
@@ -223,3 +223,8 @@ def pseudo(message: str) -> str:
 def N_(message: str) -> str:
     """Marks a message for extraction where it is defined; `_` translates it where shown."""
     return message
+
+
+def listing(items: Iterable[str]) -> str:
+    """Items joined as the language lists them (Chinese with its enumeration comma)."""
+    return _(", ").join(items)

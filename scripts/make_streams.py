@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 OUT = Path(__file__).resolve().parent.parent / "data" / "streams"
+ZH_ANSWER = OUT.parent / "zh" / "streams" / "openai-chat" / "answer.sse"
 CREATED = 1764460800  # 2025-11-30T00:00:00Z, fixed so the files never change
 LOOKUPS = [("lookup_incident", {"incident_id": "INC-001"}),
            ("lookup_incident", {"incident_id": "INC-002"})]
@@ -555,6 +556,12 @@ def main() -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     print(f"wrote {len(files)} streams under {OUT}")
+    # the same answer in Chinese, which the Chinese edition's chapter 7 replays (answer_stream)
+    ZH_ANSWER.parent.mkdir(parents=True, exist_ok=True)
+    ZH_ANSWER.write_text(sse(chat_answer(
+        "INC-001 更严重：登录 API 故障严重（返回 502）。INC-002 只是月度报表变慢，严重度低。",  # noqa: RUF001
+        10), done=True), encoding="utf-8")
+    print(f"wrote {ZH_ANSWER}")
 
 
 if __name__ == "__main__":

@@ -199,17 +199,9 @@ class Runner:
 
     async def _execute(self, state: _State, requests: Sequence[ToolRequest],
                        approvals: Mapping[str, bool]) -> RunResult | None:
-        """Run a turn's calls and add their tool messages; a result if the run stops here. An
-        executor that raises (a collector's own time-out, say) loses the turn's results: the
-        run fails (the lab's policy for a crash), naming the error."""
-        try:
-            turn = await self.executor.execute(
-                [r for r in requests if r.call_id not in state.early], self.tools, approvals,
-                state.events.append)
-        except Exception as exc:
-            return state.result(Status.FAILED, error=_(
-                "the executor raised {error}; no result of this turn was kept").format(
-                    error=f"{type(exc).__name__}({exc})" if str(exc) else type(exc).__name__))
+        """Run a turn's calls and add their tool messages; a result if the run stops here."""
+        turn = await self.executor.execute([r for r in requests if r.call_id not in state.early],
+                                           self.tools, approvals, state.events.append)
         if state.early:  # calls started while streaming join the turn, in request order
             merged = {**state.early, **turn.outcomes}
             turn = TurnResult({r.call_id: merged[r.call_id] for r in requests

@@ -78,7 +78,12 @@ def wrap(text: str, width: int) -> list[str]:
                 line, used = [], 0
             continue
         if line and used + cells > width:
-            carried = [line.pop()] if token in _NO_LINE_START and len(line) > 1 else []
+            carried: list[str] = []
+            if token in _NO_LINE_START:  # the closing marks before it, and the word they close
+                while len(line) > 1 and line[-1] in _NO_LINE_START:
+                    carried.insert(0, line.pop())
+                if len(line) > 1:
+                    carried.insert(0, line.pop())
             while len(line) > 1 and line[-1] in _NO_LINE_END:
                 carried.insert(0, line.pop())
             if sum(map(width_of, carried)) + cells > width:  # they would not fit: break here

@@ -32,7 +32,8 @@ __getattr__, __dir__ = lazy(__name__, {
     "keel_lab.course._experiments.partial_success": ("outcome_mix", "partial_success"),
     "keel_lab.course._experiments.faults": ("eager_executions", "faults", "observe",
                                            "zip_over_completion"),
-    "keel_lab.course._experiments.providers": ("STREAMS", "quirks_report", "recordings_report",
+    "keel_lab.course._experiments.providers": ("STREAMS", "answer_stream", "quirks_report",
+                                              "recordings_report",
                                               "response_items", "stream_report",
                                               "tool_message_fields"),
     "keel_lab.course._experiments.accumulators": ("anthropic_sdk_calls", "comparison_report"),
@@ -43,7 +44,8 @@ __getattr__, __dir__ = lazy(__name__, {
 }, modules={"data": "keel_lab.course._data"})
 
 __all__ = [
-    "PARTIAL", "STREAMS", "OfflineAdapter", "answered", "anthropic_sdk_calls", "bad_sibling",
+    "PARTIAL", "STREAMS", "OfflineAdapter", "answer_stream", "answered", "anthropic_sdk_calls",
+    "bad_sibling",
     "batching_explorer", "block_close", "block_close_explorer", "call_boundaries", "calls_sweep",
     "cancellation", "capstone_sweep", "check", "chunk_table", "comparison_report",
     "crash_and_resume", "crashed_log", "data", "eager_executions", "event_store", "exceptions",

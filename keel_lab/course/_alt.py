@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import base64
 import html
-from collections.abc import Iterable
 from weakref import WeakKeyDictionary
 
 from matplotlib.figure import Figure
 
+from keel_lab._core.tables import width_of
 from keel_lab._i18n import N_, _
 
 ALT = N_("{title}. {finding}")
@@ -41,13 +41,21 @@ def alt_text(fig: Figure) -> str:
     return _TEXTS.get(fig) or title_of(fig)
 
 
-def listing(items: Iterable[str]) -> str:
-    return _(", ").join(items)
+def one_line(text: str) -> str:
+    """`text`'s lines run together: a space between two, none between two wide characters
+    (Chinese runs on without spaces, and keeps one beside a Latin word)."""
+    out = ""
+    for line in (part.strip() for part in text.splitlines()):
+        if out and line and not width_of(out[-1]) == width_of(line[0]) == 2:
+            out += " "
+        out += line
+    return out
 
 
 def number(value: float) -> str:
-    """A count with thousands separated ("1,000"), a share as a percentage ("83%")."""
-    return f"{value:,}" if isinstance(value, int) else f"{value:.0%}"
+    """A count with thousands separated as the language writes them ("1,000"; Chinese writes
+    none), a share as a percentage ("83%")."""
+    return _("{count:,}").format(count=value) if isinstance(value, int) else f"{value:.0%}"
 
 
 def img(png: bytes, alt: str) -> str:

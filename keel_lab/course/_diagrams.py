@@ -16,8 +16,8 @@ from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
 from keel_lab._core.messages import AssistantMessage, Message, ToolMessage
 from keel_lab._core.streaming import Finish, StreamEvent, ToolCallDelta, assemble
-from keel_lab._i18n import _, pgettext
-from keel_lab.course._alt import describe, listing
+from keel_lab._i18n import _, listing, pgettext
+from keel_lab.course._alt import describe, one_line
 from keel_lab.course._fonts import register_cjk_font
 from keel_lab.course._styles import LineStyle, indexed
 
@@ -168,5 +168,5 @@ def turn_pipeline(events: Sequence[StreamEvent]) -> Figure:
     ax.set_ylim(-0.2, 1.4)
     first = calls[0].id if calls else "-"
     ax.set_title(_("One turn, end to end (first call id: {id})").format(id=first), fontsize=10)
-    return describe(fig, " \u2192 ".join(f"{stage_name(stage)}: {' '.join(notes[stage].split())}"
-                                          for stage in STAGES))
+    return describe(fig, " \u2192 ".join(_("{stage}: {note}").format(
+        stage=stage_name(stage), note=one_line(notes[stage])) for stage in STAGES))

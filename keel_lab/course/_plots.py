@@ -14,8 +14,8 @@ from typing import Any
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 
-from keel_lab._i18n import N_, _
-from keel_lab.course._alt import describe, listing, number
+from keel_lab._i18n import N_, _, listing
+from keel_lab.course._alt import describe, number
 from keel_lab.course._experiments.mine import YOURS
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._fonts import register_cjk_font
@@ -387,8 +387,8 @@ def screen_plot(report: Report) -> Figure:
                  _("What the UI shows per call id (cancel after: {n})").format(n=n))
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return describe(fig, _("{calls} call ids over {events} events; the last event leaves {last}")
-                    .format(calls=len(calls), events=len(phases), last=listing(
-                        f"{call} {_(phase) if phase else '-'}"
+                    .format(calls=len(calls), events=len(phases), last=_("; ").join(
+                        _("{call}: {phase}").format(call=call, phase=_(phase) if phase else "-")
                         for call, phase in zip(calls, phases[-1] if phases else [], strict=True))))
 
 

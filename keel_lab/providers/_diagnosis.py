@@ -181,7 +181,7 @@ def _clipped(shown: str, limit: int, length: int) -> str:
     if width_of(shown) <= limit:
         return shown
     told = _("{text} ({count} chars)")
-    count = f"{length:,}"
+    count = _("{count:,}").format(count=length)
     return told.format(text=cut(shown, max(limit - width_of(told.format(text="", count=count)),
                                           8)), count=count)
 

@@ -81,7 +81,7 @@ def test_progress_counts_predictions_made_and_right(here, capsys):
     kept = read(here / FILE)
     assert {n: m.right for n, m in kept.predictions.items()} == {
         "predicted_batches": None, "predicted_ran": False}
-    assert "2 of 13 predictions made, 0 right" in kept.table()
+    assert "2 of 14 predictions made, 0 right" in kept.table()
     exec("predicted(predicted_ran)\n", {"predicted": predicted, "predicted_ran": "c0"})
     assert read(here / FILE).predictions["predicted_ran"].right is False  # made again: kept
     exec("answered(predicted_ran, {'c0'}, among=('c0', 'c1', 'c2'))\n",

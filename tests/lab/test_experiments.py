@@ -138,9 +138,10 @@ def test_partial_success_three_statuses():
 
 
 def test_each_injected_fault_changes_what_is_observed():
-    rows = faults().rows
-    assert all(row["faulty_differs_from_correct"] for row in rows)
-    zip_row, append_row, eager_row, failfast_row = rows
+    report = faults()
+    rows = report.rows
+    assert report.data["changed"] == [True] * len(rows)
+    zip_row, append_row, eager_row, failfast_row, deadline_row = rows
     assert "INC-002 is the most severe (critical)" in zip_row["faulty"]
     assert "INC-001 is the most severe (critical)" in zip_row["correct"]
     assert append_row["faulty"] == "history valid; tool messages call-1, call-0"
@@ -148,6 +149,8 @@ def test_each_injected_fault_changes_what_is_observed():
     assert failfast_row["correct"].startswith("completed")
     assert failfast_row["faulty"].startswith("failed")
     assert eager_row["faulty"] == "1 call executed (add_incident_note); run cancelled"
+    assert deadline_row["correct"] == "history valid; tool messages call-0, call-1"
+    assert deadline_row["faulty"] == "history invalid; tool messages call-1"
 
 
 def test_eager_execution_fires_before_the_finish():

@@ -125,7 +125,7 @@ def test_the_alt_text_is_the_data_not_only_the_title():
     assert "position_over_completion 0" not in alt and "1,000" in alt
     screen = report("screen")
     last = dict(zip(screen.data["calls"], screen.data["phases"][-1], strict=True))
-    assert all(f"{c} {p}" in alt_text(plot(screen)) for c, p in last.items())
+    assert all(f"{c}: {p}" in alt_text(plot(screen)) for c, p in last.items())
 
 
 def test_a_shown_figure_is_an_img_with_its_alt_and_a_text_fallback(monkeypatch):
@@ -156,3 +156,13 @@ def test_the_alt_text_speaks_chinese(monkeypatch):
     alt = alt_text(plot(report("pairing")))
     finding = alt[len(title_of(plot(report("pairing")))):]
     assert re.search(r"[\u4e00-\u9fff]", finding) and "trials with a mismatch" not in alt, alt
+
+
+def test_a_diagram_note_reads_as_one_line_in_either_language():
+    """Its lines run together with a space, except between two Chinese characters."""
+    from keel_lab.course._alt import one_line
+
+    assert one_line("streams 42 events,\nthe last") == "streams 42 events, the last"
+    assert one_line("\u6d41\u51fa 42\n\u4e2a\u4e8b\u4ef6") == "\u6d41\u51fa 42 \u4e2a\u4e8b\u4ef6"
+    assert one_line("\u4e8b\u4ef6\u3002\n\u6700\u540e") == "\u4e8b\u4ef6\u3002\u6700\u540e"
+    assert one_line("\u5404\u6709\nid") == "\u5404\u6709 id"

@@ -315,19 +315,3 @@ def test_may_start_that_never_says_yes_is_the_lab_policy():
     never = Runner(OfflineAdapter(), stream=True, may_start=lambda call: False).run(COMPARE)
     assert never.messages == lab.messages and never.events == lab.events
 
-
-def test_a_collector_that_raises_fails_the_run_naming_its_error():
-    """One time-out around a whole batch (`wait_for(gather(...))`) raises out of the
-    collector: the turn's results are lost, and the run fails saying so - not a traceback."""
-    import asyncio
-
-    async def batch_deadline(batch, run):
-        return [(o.call_id, o) for o in await asyncio.wait_for(
-            asyncio.gather(*(run(r) for r in batch)), 2.0)]
-
-    def hangs(request):
-        return 8.0 if request.call_id.endswith(":call-0") else 0.1
-
-    r = Runner(OfflineAdapter(), executor=Executor(4, hangs, collect=batch_deadline)).run(COMPARE)
-    assert r.status == "failed" and not r.outcomes
-    assert r.error == "the executor raised TimeoutError; no result of this turn was kept"

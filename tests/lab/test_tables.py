@@ -39,6 +39,14 @@ def test_a_chinese_column_wraps_by_display_width_as_chinese_breaks():
     assert all(width_of(line) <= 12 for line in wrap("一" * 5 + "x" * 30, 12))
 
 
+def test_two_closing_marks_in_a_row_never_start_a_line():
+    """A full-width parenthesis and full stop after a word that just fits: both marks go down
+    with the word they close."""
+    lines = wrap("completed：INC-001 最严重（critical）。INC-001", 18)
+    assert not any(line.startswith(("）", "。")) for line in lines), lines
+    assert "（critical）。" in lines and all(width_of(line) <= 18 for line in lines)
+
+
 def test_report_table_wraps_title_and_findings_only_when_asked():
     report = Report("x", {"p": "v" * 150}, {}, [{"a": 1}], ["finding " * 20])
     assert report.table().splitlines()[0] == "x: p=" + "v" * 150

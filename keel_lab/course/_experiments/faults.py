@@ -26,7 +26,7 @@ from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.streaming import CallState, StreamEvent, cancel_after, snapshots
 from keel_lab._core.tools import ToolOutcome, Toolset
-from keel_lab._i18n import N_, _, ngettext
+from keel_lab._i18n import N_, _, listing, ngettext
 from keel_lab.course._experiments.mine import Mine
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._offline_model import OfflineAdapter
@@ -140,14 +140,14 @@ def _tool_ids(r: RunResult) -> list[str]:
 
 
 def _order(r: RunResult) -> str:
-    ids = ", ".join(i.rsplit(":", 1)[1] for i in _tool_ids(r))
+    ids = listing(i.rsplit(":", 1)[1] for i in _tool_ids(r))
     if validate_history(r.messages):
         return _("history invalid; tool messages {ids}").format(ids=ids)
     return _("history valid; tool messages {ids}").format(ids=ids)
 
 
 def _executed(r: RunResult) -> str:
-    n, names = len(r.outcomes), ", ".join(o.name for o in r.outcomes)
+    n, names = len(r.outcomes), listing(o.name for o in r.outcomes)
     if names:
         return ngettext("{n} call executed ({names}); run {status}",
                         "{n} calls executed ({names}); run {status}", n).format(
@@ -216,14 +216,14 @@ def observe(number: int, prediction: str, hook: Any, seed: int = 0) -> str:
 
 def faults(seed: int = 0, mine: Collect | None = None) -> Report:
     """Each of the lab's faults beside the correct code, on the same question and delays;
-    `faulty_differs_from_correct` says whether the fault changed what is observed. `mine`, a
+    `changed` (in the data) says, per fault, whether it changed what is observed. `mine`, a
     learner's `collect_batch`, collects every batch of the correct code's run in its place:
     what that run shows is the column "yours". The table holds whole answers: it wraps to
     `WIDTH`."""
     learner = Mine(mine) if mine is not None else None
     theirs = learner.run(lambda fn: [fault.shows(_collected_by(fn, fault, seed))
                                      for fault in FAULTS]) if learner else None
-    rows = []
+    rows, changed = [], []
     shown: list[str | None] = list(theirs) if theirs else [None] * len(FAULTS)
     for fault, hook, yours in zip(FAULTS, LAB_FAULTS, shown, strict=True):
         correct, faulty = fault.runs(hook, seed)
@@ -232,13 +232,13 @@ def faults(seed: int = 0, mine: Collect | None = None) -> Report:
                      "symptom": _("{letter}: {symptom}").format(letter=seen,
                                                                 symptom=_(SYMPTOMS[seen])),
                      "correct": fault.shows(correct), "faulty": fault.shows(faulty),
-                     "faulty_differs_from_correct": seen != "F",
                      **({} if yours is None else {"yours": yours})})
+        changed.append(seen != "F")
     findings = [_("{n} of {total} faults changed the observed result").format(
-        n=sum(1 for r in rows if r["faulty_differs_from_correct"]), total=len(rows))]
+        n=sum(changed), total=len(rows))]
     if learner is not None and learner.line:
         findings.append(learner.line)
-    return Report("faults", {"seed": seed}, {}, rows, findings, width=WIDTH)
+    return Report("faults", {"seed": seed}, {"changed": changed}, rows, findings, width=WIDTH)
 
 
 def _collected_by(collect: Collect, fault: Fault, seed: int) -> RunResult:

@@ -7,7 +7,7 @@ from typing import Any
 
 from keel_lab._core.errors import LabError
 from keel_lab._core.streaming import Notice
-from keel_lab._i18n import N_, _
+from keel_lab._i18n import N_, _, language, listing
 from keel_lab.course import _data as data
 from keel_lab.course._experiments.report import Report
 from keel_lab.course._experiments.streaming import chunk_rows
@@ -19,11 +19,18 @@ from keel_lab.providers._diagnosis import (
     to_events,
 )
 
-STREAMS = data.root() / "streams"  # the recorded streams, for a chapter to list or open
+STREAMS = data.root() / "streams"  # the generated streams, for a chapter to list or open
+
+
+def answer_stream() -> Path:
+    """Chapter 7's replayed final answer, `openai-chat/answer.sse`, in the learner's language:
+    the Chinese edition replays its Chinese twin (generated alike, data/zh/streams/)."""
+    twin = data.root() / language() / "streams" / "openai-chat" / "answer.sse"
+    return twin if twin.exists() else STREAMS / "openai-chat" / "answer.sse"
 
 
 def stream_names(folder: str = "") -> list[str]:
-    """Recorded streams (relative to keel_lab/data/streams), optionally of one folder."""
+    """Generated streams (relative to keel_lab/data/streams), optionally of one folder."""
     return sorted(str(p.relative_to(STREAMS)) for p in data.path("streams", folder).rglob("*.*"))
 
 
@@ -170,4 +177,4 @@ def tool_message_fields() -> Report:
                      "langchain_core": theirs})
     rest = sorted(lc - {t.split()[0] for _, _, t in TOOL_MESSAGE_FIELDS})
     return Report("tool_message_fields", {}, {"langchain_only": rest}, rows,
-                  [_("langchain-core also has: {fields}").format(fields=", ".join(rest))])
+                  [_("langchain-core also has: {fields}").format(fields=listing(rest))])

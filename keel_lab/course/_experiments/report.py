@@ -24,7 +24,6 @@ COLUMNS = {  # each key's header, marked for the catalog one by one (make messag
     "calls_run": N_("calls run"), "run_in_cancelled_turns": N_("run in cancelled turns"),
     "run_in_refused_turns": N_("run in refused turns"), "event": N_("event"), "type": N_("type"),
     "says": N_("says"), "fault": N_("fault"), "symptom": N_("symptom"),
-    "faulty_differs_from_correct": N_("faulty differs from correct"),
     "group": N_("group"), "noticed": N_("noticed"), "calls": N_("calls"),
     "may_run": N_("may run"), "meaning": N_("meaning"), "reading": N_("reading"),
     "recording": N_("recording"), "lab_calls": N_("lab calls"), "naive_calls": N_("naive calls"),

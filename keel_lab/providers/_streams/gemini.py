@@ -219,8 +219,8 @@ class _Turn:
         signature = part.text("thoughtSignature")
         if signature:
             shown_signature = (signature if len(signature) <= 80 else  # real ones: 1 KB and more
-                               Said("cut_text", N_("{start}... ({n} characters)"),
-                                    {"start": signature[:24], "n": f"{len(signature):,}"}))
+                               Said("cut_text", N_("{start}... ({count:,} characters)"),
+                                    {"start": signature[:24], "count": len(signature)}))
             self.diag.note(index, call_id, "thought_signature", N_(
                 "this call's part carries the thought signature {signature}; send it back "
                 "unchanged on this call's part"), signature=shown_signature)
