@@ -9,7 +9,7 @@ from typing import Any
 
 from keel_checks.exercises import EXERCISES
 from keel_checks.progress import record
-from keel_checks.verdict import ExerciseNotPassed, Verdict
+from keel_checks.verdict import ExerciseNotPassed, Verdict, advice_first
 from keel_lab._i18n import _
 from keel_lab.course._named import load
 
@@ -84,7 +84,7 @@ def check(fn: Callable[..., Any]) -> None:
     print(verdict)
     record(verdict)  # the learner's progress file; never fails the check, prints nothing
     if not verdict.passed:
-        _not_yet("\n".join(verdict.hints) or _("no check ran"), shown=True)
+        _not_yet("\n".join(map(advice_first, verdict.hints)) or _("no check ran"), shown=True)
 
 
 SWITCH = "KEEL_CHECKS"  # "raise": a check that does not pass fails its cell

@@ -163,8 +163,8 @@ def verify_status_history(history_fn: Callable[[list[Event]], Any]) -> Verdict:
         if got is None:
             return v
         v.add(got == want and given == events, labelled(_(label), str(want)),
-              _("{what}: expected {want}, got {got}{note} - {why}").format(
-                  what=what, want=want, got=got, note=_note(want, got), why=_(why))
+              labelled(what, _("expected {want}, got {got}{note}").format(
+                  want=want, got=got, note=_note(want, got)), _(why))
               if got != want else _(
                   "{what}: your function changed the events list it was given: read the "
                   "trace, do not change it - it is the run's record, read again after "

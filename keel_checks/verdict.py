@@ -136,13 +136,42 @@ def drawn(run: int | None) -> Iterator[None]:
         _DRAWN.reset(token)
 
 
-def labelled(label: str, problem: str) -> str:
-    """A case's problem under the case's label (with its input); "" when there is none."""
-    return _("{label}: {problem}").format(label=label, problem=problem) if problem else ""
+class Hint(str):
+    """A case's problem, read as a check's line shows it: the case (with its input), then the
+    problem. `advice_first` leads with the problem instead, for a one-line summary that a
+    terminal cuts (`make check`): what to do survives the cut, the long input does not."""
+
+    case: str
+    problem: str
+    advice: str  # what to do, when the problem's own text does not start with it
+
+    def __new__(cls, case: str, problem: str, advice: str = "") -> Hint:
+        said = _("{problem} - {advice}").format(problem=problem, advice=advice) if advice \
+            else problem
+        hint = super().__new__(cls, _("{label}: {problem}").format(label=case, problem=said))
+        hint.case, hint.problem, hint.advice = case, problem, advice
+        return hint
+
+    @property
+    def advice_first(self) -> str:
+        lead = _("{problem} - {advice}").format(problem=self.advice, advice=self.problem) \
+            if self.advice else self.problem
+        return _("{problem} (case: {label})").format(problem=lead, label=self.case)
+
+
+def labelled(label: str, problem: str, advice: str = "") -> str:
+    """A case's problem under the case's label (with its input); "" when there is none.
+    `advice`: what to do, led with in a one-line summary when the problem ends with it."""
+    return Hint(label, problem, advice) if problem else ""
+
+
+def advice_first(hint: str) -> str:
+    """A hint with its advice before its case, where the hint knows the two apart."""
+    return hint.advice_first if isinstance(hint, Hint) else hint
 
 
 def returned_none(what: str) -> str:
-    return _("{what}: your function returned None - is a `return` missing?").format(what=what)
+    return labelled(what, _("your function returned None - is a `return` missing?"))
 
 
 def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
@@ -155,21 +184,21 @@ def guard(verdict: Verdict, what: str, fn: Callable[..., Any], *args: Any,
             verdict.add(False, "", returned_none(what))
         return value
     except NotImplementedError:
-        verdict.add(False, "", _("{what}: not implemented yet - replace the "
-                                 "`raise NotImplementedError` with your code").format(what=what))
+        verdict.add(False, "", labelled(what, _("not implemented yet - replace the "
+                                                "`raise NotImplementedError` with your code")))
     except Delegated as exc:
         verdict.add(False, "", str(exc))
     except ReturnedNone as exc:
         verdict.add(False, "", returned_none(f"{what}, {exc}" if str(exc) else what))
     except NotAwaitable as exc:
-        verdict.add(False, "", _("{what}: your function returned {value} at once, with nothing "
-                                 "to await: write it as `async def {name}(...)`, so that the "
-                                 "lab can await it, and `await` the calls inside").format(
-                                     what=what, value=exc, name=verdict.exercise))
+        verdict.add(False, "", labelled(what, _(
+            "your function returned {value} at once, with nothing to await: write it as "
+            "`async def {name}(...)`, so that the lab can await it, and `await` the calls "
+            "inside").format(value=exc, name=verdict.exercise)))
     except Exception as exc:
-        verdict.add(False, "", _("{what}: your function raised {error}: {message}").format(
-            what=what, error=type(exc).__name__, message=exc)
-            + where(exc, fn) + (explain(exc) if explain else ""))
+        verdict.add(False, "", labelled(what, _("your function raised {error}: {message}").format(
+            error=type(exc).__name__, message=exc) + where(exc, fn)
+            + (explain(exc) if explain else "")))
         traceback.clear_frames(exc.__traceback__)  # what its frames held (a coroutine it never
         # awaited) goes now, its warning with it, not at some later garbage collection
     return None
@@ -332,8 +361,9 @@ def listed(verdict: Verdict, what: str, expected: str, fn: Callable[..., Any],
         return None
     refused = (str, bytes, dict, set, frozenset) if unordered else (str, bytes, dict)
     if isinstance(value, refused) or not hasattr(value, "__iter__"):
-        verdict.add(False, "", _("{what}: your function returned {value}, expected {expected}")
-                    .format(what=said or what, value=describe(value), expected=_(expected)))
+        verdict.add(False, "", labelled(said or what, _(
+            "your function returned {value}, expected {expected}").format(
+                value=describe(value), expected=_(expected))))
         if isinstance(value, Coroutine):  # an `async def` answer: never awaited, closed quietly
             value.close()
         return None

@@ -1,11 +1,12 @@
 """`pytest --nbval-lax` on the chapters ends with one line per exercise, then one of totals:
 
     01_history  accumulate  passed
-    02_pairing  pair_results  not yet  run 0 (calls ...): the results are paired by position ...
+    02_pairing  pair_results  not yet  the results are paired by position ... (case: run 0 ...)
     1 of 2 exercises pass; every exercise, with its last hint: .venv/bin/keel-lab progress workspace
 
 counted in exercises, not in cells as pytest counts (its own count, made for cells, is hidden by
-`make check`'s `-qq`). Each exercise line is cut to the terminal's width (measured in display
+`make check`'s `-qq`). A hint leads with what to do and names its case after it
+(`keel_checks.verdict.Hint.advice_first`). Each exercise line is cut to the terminal's width (measured in display
 cells: a Chinese character takes two, as `wcwidth` counts them), so a long hint never wraps into
 a wall of text; its whole text stays in the progress file. Nothing here prints a colour code
 when the output is not a terminal, nbval's failure reports included (they carry the kernel's

@@ -1133,8 +1133,12 @@ def test_unimplemented_exercises_say_so_and_fail(capsys, raising):
 def test_a_failing_check_raises_an_assertion_error_carrying_the_hints(capsys, raising):
     with pytest.raises(AssertionError) as failure:
         check(status_sets.__class__(pauses_only.__code__, globals(), "status_history"))
-    assert str(failure.value).startswith("a lookup of a missing incident")
-    assert capsys.readouterr().out.endswith("status_history: NOT YET (2/17 checks)\n")
+    assert str(failure.value).startswith("a business error goes back to the model")  # advice
+    assert "expected ['partial'], got ['completed']" in str(failure.value)  # then the case
+    assert "(case: a lookup of a missing incident [model.called" in str(failure.value)
+    out = capsys.readouterr().out  # the verdict's own lines keep the case first
+    assert "[FAIL] a lookup of a missing incident" in out
+    assert out.endswith("status_history: NOT YET (2/17 checks)\n")
 
 
 def test_in_a_notebook_a_failing_check_shows_not_yet_and_the_notebook_runs_on(capsys):
@@ -1197,3 +1201,19 @@ def test_check_names_the_exercises_for_an_unknown_function(raising):
     assert str(failure.value).startswith(
         "no exercise is called 'pair'; exercises: accumulate, answer_all, count_in_order, "
         "pair_results, make_batches")  # in course order
+
+
+def test_a_hint_reads_case_first_in_its_check_and_advice_first_in_a_summary():
+    """The check's line shows the case, then the problem; `make check`'s one line, cut at the
+    terminal's width, leads with the problem (and the advice, where it is given apart)."""
+    from keel_checks.verdict import advice_first, labelled
+
+    hint = labelled("run 1 (calls a, b, c)", "b got a's result")
+    assert hint == "run 1 (calls a, b, c): b got a's result"
+    assert advice_first(hint) == "b got a's result (case: run 1 (calls a, b, c))"
+    told = labelled("a pause", "expected ['waiting'], got ['completed']", "the run still waits")
+    assert told == "a pause: expected ['waiting'], got ['completed'] - the run still waits"
+    assert advice_first(told) == ("the run still waits - expected ['waiting'], got "
+                                  "['completed'] (case: a pause)")
+    assert advice_first("a hint without its parts") == "a hint without its parts"
+    assert labelled("a case", "") == ""

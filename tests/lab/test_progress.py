@@ -323,7 +323,12 @@ def test_make_check_records_the_learner_edition_and_ends_with_its_totals(tmp_pat
     assert result.returncode == 1, result.stdout
     assert not (tmp_path / "solutions" / FILE).exists()
     entry = kept(tmp_path)["status_history"]
-    assert entry["passed"] is False and entry["hint"].startswith("a lookup of a missing incident")
+    assert entry["passed"] is False  # the advice first, the case (a long trace) after it
+    assert entry["hint"].startswith("a business error goes back to the model, which answers "
+                                    "with what it has: partial - expected ['partial']")
+    assert entry["hint"].endswith("(case: a lookup of a missing incident [model.called, "
+                                  "tool.requested, tool.finished, tool.requested, "
+                                  "tool.failed(incident_not_found), model.called])")
     # the progress table is `keel-lab progress`'s alone: the dots, one line per exercise of
     # each notebook, the totals
     assert len(lines) == 4, result.stdout
@@ -332,6 +337,6 @@ def test_make_check_records_the_learner_edition_and_ends_with_its_totals(tmp_pat
                          f"{keel_lab} progress solutions")
     for line, chapter in zip(lines[1:3], ["05_partial_success", "solutions/05_partial_success"],
                              strict=True):
-        assert line.startswith(f"{chapter:<28}  status_history  not yet  a lookup of a missing "
-                               "incident [model.")
+        assert line.startswith(f"{chapter:<28}  status_history  not yet  a business error goes "
+                               "back to the model")
         assert line.endswith("...") and len(line) == 99  # the width when piped, less one
