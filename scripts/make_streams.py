@@ -559,7 +559,8 @@ def main() -> None:
     # the same answer in Chinese, which the Chinese edition's chapter 7 replays (answer_stream)
     ZH_ANSWER.parent.mkdir(parents=True, exist_ok=True)
     ZH_ANSWER.write_text(sse(chat_answer(
-        "INC-001 更严重：登录 API 故障严重（返回 502）。INC-002 只是月度报表变慢，严重度低。",  # noqa: RUF001
+        "INC-001 更严重：登录 API 出现严重（critical）故障，返回 502。INC-002 只是月度报表变慢，"  # noqa: RUF001
+        "严重程度低（low）。",  # noqa: RUF001
         10), done=True), encoding="utf-8")
     print(f"wrote {ZH_ANSWER}")
 

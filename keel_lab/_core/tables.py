@@ -86,8 +86,9 @@ def wrap(text: str, width: int) -> list[str]:
                     carried.insert(0, line.pop())
             while len(line) > 1 and line[-1] in _NO_LINE_END:
                 carried.insert(0, line.pop())
-            if sum(map(width_of, carried)) + cells > width:  # they would not fit: break here
-                line += carried
+            if (sum(map(width_of, carried)) + cells > width  # they would not fit, or would
+                    or all(t in _NO_LINE_END for t in line)):  # leave an opening mark alone:
+                line += carried  # break here
                 carried = []
             lines.append("".join(line).rstrip())
             line = [t for t in carried if t != " "]

@@ -63,8 +63,8 @@ def block_close_explorer() -> Explorer:
     """Chapter 4: the lab's policy against starting at block close, by how often turns fail."""
     return Explorer(lambda cancel_rate, refuse_rate, calls:
                     block_close(300, calls, 0, cancel_rate, refuse_rate),
-                    {"cancel_rate": float_slider(_("cancelled"), 0.1, 0.0, 0.5, 0.05),
-                     "refuse_rate": float_slider(_("refused"), 0.05, 0.0, 0.5, 0.05),
+                    {"cancel_rate": float_slider(_("share cancelled"), 0.1, 0.0, 0.5, 0.05),
+                     "refuse_rate": float_slider(_("share refused"), 0.05, 0.0, 0.5, 0.05),
                      "calls": slider(_("calls"), 3, 1, 6)}, table=False)
 
 

@@ -45,6 +45,8 @@ def test_two_closing_marks_in_a_row_never_start_a_line():
     lines = wrap("completed：INC-001 最严重（critical）。INC-001", 18)
     assert not any(line.startswith(("）", "。")) for line in lines), lines
     assert "（critical）。" in lines and all(width_of(line) <= 18 for line in lines)
+    alone = wrap("执行了 1 个调用（add_incident_note）；运行状态 cancelled", 19)
+    assert "（" not in alone and all(width_of(line) <= 19 for line in alone), alone
 
 
 def test_report_table_wraps_title_and_findings_only_when_asked():

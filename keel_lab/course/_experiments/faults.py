@@ -21,7 +21,7 @@ from keel_lab._core.executor import Collect, Executor, Latency, RunCall
 from keel_lab._core.history import validate_history
 from keel_lab._core.messages import Message, ToolMessage
 from keel_lab._core.model import Turn
-from keel_lab._core.partial_success import Status, run_status
+from keel_lab._core.partial_success import Status, failure_cause, run_status
 from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.runner import Runner, RunResult
 from keel_lab._core.streaming import CallState, StreamEvent, cancel_after, snapshots
@@ -132,7 +132,13 @@ class Fault:
 
 
 def _answer(r: RunResult) -> str:
-    return _("{status}: {answer}").format(status=r.status, answer=r.answer or r.error)
+    """The run's status and answer; a failed one by the call that failed it and its code (its
+    short id: the table holds whole answers beside it)."""
+    cause = failure_cause(r.outcomes) if r.status == Status.FAILED else None
+    if cause is None:
+        return _("{status}: {answer}").format(status=r.status, answer=r.answer or r.error)
+    return _("{status}: {call} answered {code}").format(
+        status=r.status, call=cause.call_id.rsplit(":", 1)[-1], code=cause.code)
 
 
 def _tool_ids(r: RunResult) -> list[str]:
@@ -174,7 +180,8 @@ FAULTS = [
     Fault(4, N_("the run failed on its first error"), PARTIAL,
           lambda hook, seed: Runner(OfflineAdapter(seed), seed=seed,
                                     status_rule=hook or run_status), _answer),
-    Fault(5, N_("the calls still running at a deadline cancelled and dropped"), COMPARE,
+    Fault(5, N_("a deadline for the batch: the calls still running cancelled and dropped"),
+          COMPARE,
           _hanging, _order),
 ]
 LAB_FAULTS = [zip_over_completion, append_as_completed, at_first_parse, fail_fast,

@@ -45,6 +45,8 @@ COLUMNS = {  # each key's header, marked for the catalog one by one (make messag
     "ms_block_close_to_result": N_("ms from block close to result"),
     "model": N_("model"), "provider_calls": N_("provider calls"),
     "correct": N_("correct code"), "faulty": N_("faulty code"), "lab_runs": N_("the lab runs"),
+    "sdk": N_("official SDK"), "langchain_core": N_("langchain-core"),
+    "pydantic_ai": N_("pydantic-ai"),
     "yours": N_("yours"),  # the learner's own function beside the lab's (`mine.YOURS`)
 }
 REPORT_COLUMNS = {  # where one key means different things
