@@ -91,7 +91,8 @@ class CancelledBeforeFinish(OfflineAdapter):
         return cancel_after(events, len(events) - 1)
 
 
-WIDTH = 100  # the widest line of the faults' table, whose cells hold whole answers
+WIDTH = 120  # the widest line of the faults' table, whose cells hold whole answers (an id or a
+# code such as incident_not_found fits a column of five)
 SYMPTOMS = {  # translated where shown
     "A": N_("the run fails with an error"),
     "B": N_("the history breaks: the provider would reject the next request"),
