@@ -146,15 +146,14 @@ class Hint(str):
     advice: str  # what to do, when the problem's own text does not start with it
 
     def __new__(cls, case: str, problem: str, advice: str = "") -> Hint:
-        said = _("{problem} - {advice}").format(problem=problem, advice=advice) if advice \
-            else problem
+        said = _("{first} - {then}").format(first=problem, then=advice) if advice else problem
         hint = super().__new__(cls, _("{label}: {problem}").format(label=case, problem=said))
         hint.case, hint.problem, hint.advice = case, problem, advice
         return hint
 
     @property
     def advice_first(self) -> str:
-        lead = _("{problem} - {advice}").format(problem=self.advice, advice=self.problem) \
+        lead = _("{first} - {then}").format(first=self.advice, then=self.problem) \
             if self.advice else self.problem
         return _("{problem} (case: {label})").format(problem=lead, label=self.case)
 

@@ -16,3 +16,8 @@ class RunIds:
 
     def call_id(self, step: int, index: int) -> str:
         return f"{self.run_id}:step-{step}:call-{index}"
+
+
+def short_call_id(call_id: str) -> str:
+    """`call-<i>`, the part of a call id a table or plot has room for."""
+    return call_id.rsplit(":", 1)[-1]

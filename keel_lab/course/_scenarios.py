@@ -15,7 +15,7 @@ from keel_lab._core.messages import UserMessage
 from keel_lab._core.model import Turn
 from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.streaming import StreamEvent, ToolCallDelta
-from keel_lab._i18n import N_, _
+from keel_lab._i18n import N_, _, listing
 from keel_lab.course._offline_model import OfflineAdapter
 
 COMPARE = N_("Which is more severe, INC-001 or INC-002?")
@@ -52,7 +52,7 @@ def compare_question(calls: int) -> str:
     ids = [f"INC-{i:03d}" for i in range(1, calls + 1)]
     if calls == 1:
         return _("Which is more severe, {id}?").format(id=ids[0])
-    return _("Which is more severe, {ids} or {last}?").format(ids=_(", ").join(ids[:-1]),
+    return _("Which is more severe, {ids} or {last}?").format(ids=listing(ids[:-1]),
                                                              last=ids[-1])
 
 

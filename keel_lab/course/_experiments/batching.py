@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from keel_lab._core.batching import make_batches
 from keel_lab._core.clock import run_coroutine
 from keel_lab._core.executor import Executor, TurnResult, seeded_latency
+from keel_lab._core.ids import short_call_id
 from keel_lab._core.protocol import ToolRequest
 from keel_lab._core.tools import Toolset
 from keel_lab._i18n import _
@@ -38,7 +39,7 @@ def timeline(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4
     theirs = learner.run(yours) if learner else None
     if theirs is not None:
         runs[_(YOURS)] = theirs[1]
-    rows = [{"mode": mode, "call": s.call_id.rsplit(":", 1)[1], "name": s.name,
+    rows = [{"mode": mode, "call": short_call_id(s.call_id), "name": s.name,
              "batch": s.batch, "start_ms": round(s.start * 1000), "end_ms": round(s.end * 1000)}
             for mode, turn in runs.items()
             for s in sorted(turn.spans, key=lambda s: s.call_id)]
@@ -72,4 +73,4 @@ async def _run_batches(executor: Executor, batches: Iterable[Iterable[ToolReques
 
 def _ids(batches: list[list[ToolRequest]]) -> list[list[str]]:
     """Batches as the findings show them: each call by its number (`call-3`)."""
-    return [[r.call_id.rsplit(":", 1)[1] for r in b] for b in batches]
+    return [[short_call_id(r.call_id) for r in b] for b in batches]

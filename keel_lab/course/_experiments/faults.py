@@ -19,6 +19,7 @@ from typing import Any
 from keel_checks.predictions import note
 from keel_lab._core.executor import Collect, Executor, Latency, RunCall
 from keel_lab._core.history import validate_history
+from keel_lab._core.ids import short_call_id
 from keel_lab._core.messages import Message, ToolMessage
 from keel_lab._core.model import Turn
 from keel_lab._core.partial_success import Status, failure_cause, run_status
@@ -139,7 +140,7 @@ def _answer(r: RunResult) -> str:
     if cause is None:
         return _("{status}: {answer}").format(status=r.status, answer=r.answer or r.error)
     return _("{status}: {call} answered {code}").format(
-        status=r.status, call=cause.call_id.rsplit(":", 1)[-1], code=cause.code)
+        status=r.status, call=short_call_id(cause.call_id), code=cause.code)
 
 
 def _tool_ids(r: RunResult) -> list[str]:
@@ -147,7 +148,7 @@ def _tool_ids(r: RunResult) -> list[str]:
 
 
 def _order(r: RunResult) -> str:
-    ids = listing(i.rsplit(":", 1)[1] for i in _tool_ids(r))
+    ids = listing(short_call_id(i) for i in _tool_ids(r))
     if validate_history(r.messages):
         return _("history invalid; tool messages {ids}").format(ids=ids)
     return _("history valid; tool messages {ids}").format(ids=ids)
@@ -182,8 +183,7 @@ FAULTS = [
           lambda hook, seed: Runner(OfflineAdapter(seed), seed=seed,
                                     status_rule=hook or run_status), _answer),
     Fault(5, N_("a deadline for the batch: the calls still running cancelled and dropped"),
-          COMPARE,
-          _hanging, _order),
+          COMPARE, _hanging, _order),
 ]
 LAB_FAULTS = [zip_over_completion, append_as_completed, at_first_parse, fail_fast,
               cancel_the_slow]

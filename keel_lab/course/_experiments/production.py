@@ -10,7 +10,7 @@ from pathlib import Path
 from keel_lab._core.clock import run_coroutine
 from keel_lab._core.events import Event
 from keel_lab._core.executor import Executor, TurnResult, seeded_latency
-from keel_lab._core.ids import RunIds
+from keel_lab._core.ids import RunIds, short_call_id
 from keel_lab._core.messages import AssistantMessage
 from keel_lab._core.model import ScriptedAdapter
 from keel_lab._core.protocol import ToolCall
@@ -33,10 +33,6 @@ from keel_lab.course._scenarios import (
 )
 
 
-def _short(call_id: str) -> str:
-    return call_id.rsplit(":", 1)[1]
-
-
 def scheduling(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0.4) -> Report:
     """The chapter 3 turn under three executors: one by one, batches, dependency graph."""
     requests, tools = turn_requests(seed), incident_tools()
@@ -49,8 +45,8 @@ def scheduling(seed: int = 0, limit: int = 4, low: float = 0.05, high: float = 0
     colour = {mode: _("depth") if isinstance(executor, GraphExecutor) else _("batch")
               for mode, executor in executors}
     deps = dependencies(requests, tools)
-    rows = [{"mode": mode, "call": _short(s.call_id), "name": s.name, "batch": s.batch,
-             "after": ",".join(_short(d) for d in deps[s.call_id]) or "-",
+    rows = [{"mode": mode, "call": short_call_id(s.call_id), "name": s.name, "batch": s.batch,
+             "after": ",".join(short_call_id(d) for d in deps[s.call_id]) or "-",
              "start_ms": round(s.start * 1000), "end_ms": round(s.end * 1000)}
             for mode, turn in runs.items() for s in sorted(turn.spans, key=lambda s: s.call_id)]
     wall = {mode: max(s.end for s in turn.spans) for mode, turn in runs.items()}
@@ -72,14 +68,14 @@ def screen(cancel_after_events: int = 0, seed: int = 0) -> Report:
         row: dict[str, object] = {"step": f.step, "event": f.event}
         for k in keys:
             phase, text = f.calls.get(k, (None, ""))
-            row[_short(k)] = (textwrap.shorten(_("{phase}: {text}").format(phase=_(phase),
+            row[short_call_id(k)] = (textwrap.shorten(_("{phase}: {text}").format(phase=_(phase),
                                                                            text=text), 58)
                               if phase else "-")
         rows.append(row)
     last = frames[-1].calls
     ran = sum(p in (Phase.DONE, Phase.FAILED) for p, _ in last.values())
     return Report("screen", {"cancel_after": cancel_after_events or "never", "seed": seed},
-                  {"calls": [_short(k) for k in keys],
+                  {"calls": [short_call_id(k) for k in keys],
                    "phases": [[str(f.calls[k][0]) if k in f.calls else "" for k in keys]
                               for f in frames]},
                   rows, [_("{frames} screen frames (one per stream event, stop or tool "
@@ -104,7 +100,7 @@ def rendering(seed: int = 0, calls: int = 3) -> Report:
              "by call id": a.by_call_id[i]}
             for n, a in enumerate(frames, 1) for i, r in enumerate(requests)]
     wrong = sum(r["by position"] != r["by call id"] for r in rows[-calls:])
-    order = [_short(c) for c in finished]
+    order = [short_call_id(c) for c in finished]
     return Report("rendering", {"seed": seed, "calls": calls},
                   {"completion_order": order, "wrong_rows": wrong}, rows,
                   [_("completion order {order}; rows wrong by position at the end: {wrong} of "
@@ -144,7 +140,7 @@ def event_store(folder: Path, seed: int = 0, seen_before_drop: int = 3) -> Repor
     todo = to_resume(store.read(run_id=crashed))
     rows.append({"reader": _("turn resumed after a crash"), "after": 0,
                  "got": [r.seq for r in store.read(run_id=crashed)],
-                 "events": _("runs only {calls}").format(calls=", ".join(_short(c)
+                 "events": _("runs only {calls}").format(calls=", ".join(short_call_id(c)
                                                                           for c in todo))})
     return Report("event_store", {"seed": seed, "seen_before_drop": seen_before_drop},
                   {"events": len(result.events), "resumed_runs": todo},
@@ -217,7 +213,7 @@ def crash_and_resume(crash_before: str = "tool.finished", seed: int = 0) -> Repo
                     store.append("run", Event("tool.finished", call_id, 0.1))
                 count = notes.count(incident)
                 rows.append({"note tool": _(label), "process": process,
-                             "runs": [_short(c) for c in todo], "notes on INC-001": count})
+                             "runs": [short_call_id(c) for c in todo], "notes on INC-001": count})
             after[label] = count  # the restarted process's
     plain, apart, keyed_once = (after[label] for label, _k, _t in TOOLS)
     return Report("crash_and_resume", {"crash_before": crash_before, "seed": seed},
